@@ -1,0 +1,50 @@
+# Finds every third-party package once, for all targets.
+#
+# LibTorch: found through find_package(Torch). installer/install.sh unpacks
+# PyTorch's wheel and links it at .deps/torch; if the user sets Torch_DIR or
+# CMAKE_PREFIX_PATH (the pytorch.org LibTorch zip, a conda env's
+# site-packages/torch), that wins.
+find_package(Threads REQUIRED)
+find_package(ZLIB REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(CLI11 REQUIRED)
+
+find_package(ITK 5.2 REQUIRED COMPONENTS
+  ITKCommon ITKIOImageBase ITKIONIFTI ITKIOGDCM ITKIONRRD)
+# ITK_USE_FILE registers ITK's IO factories; included only by medsynth_volume
+# (engine/volume/CMakeLists.txt) so the includes stay private to that target.
+
+set(_medsynth_local_torch ${CMAKE_SOURCE_DIR}/.deps/torch/torch/share/cmake/Torch)
+if(NOT Torch_DIR AND EXISTS ${_medsynth_local_torch}/TorchConfig.cmake)
+  set(Torch_DIR ${_medsynth_local_torch} CACHE PATH "LibTorch CMake package directory")
+endif()
+# A CUDA build of LibTorch otherwise compiles a CUDA test program at configure
+# time to detect local GPUs (and CMake 3.25 cannot build it: "CUDA20"). We
+# compile no CUDA code ourselves; the list only names the targets' archs.
+if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
+  set(TORCH_CUDA_ARCH_LIST "8.0;8.6;9.0" CACHE STRING "CUDA archs named to LibTorch's CMake package")
+endif()
+find_package(Torch QUIET)
+if(NOT Torch_FOUND)
+  message(FATAL_ERROR
+    "LibTorch not found. Run installer/install.sh (it unpacks the pinned PyTorch wheel "
+    "into .deps/torch), or point CMake at an existing LibTorch with "
+    "-DCMAKE_PREFIX_PATH=/path/to/libtorch (the pytorch.org zip) or "
+    "-DTorch_DIR=<env>/lib/python3.X/site-packages/torch/share/cmake/Torch (conda/pip).")
+endif()
+message(STATUS "LibTorch ${Torch_VERSION} from ${Torch_DIR}")
+
+# medsynth::torch - LibTorch as our targets use it. A wheel-based LibTorch
+# resolves its CUDA runtime (cudart, NCCL, cuDNN ...) from the nvidia/*/lib
+# folders beside torch/; they must be seen by the linker (-rpath-link) and come
+# first at run time (-rpath), before any older copy in /usr/local/cuda.
+add_library(medsynth_torch INTERFACE)
+add_library(medsynth::torch ALIAS medsynth_torch)
+target_link_libraries(medsynth_torch INTERFACE ${TORCH_LIBRARIES})
+target_compile_options(medsynth_torch INTERFACE ${TORCH_CXX_FLAGS})
+file(GLOB _medsynth_nvidia_dirs LIST_DIRECTORIES true "${TORCH_INSTALL_PREFIX}/../nvidia/*/lib")
+foreach(_dir IN LISTS _medsynth_nvidia_dirs)
+  get_filename_component(_dir "${_dir}" ABSOLUTE)
+  target_link_options(medsynth_torch INTERFACE "LINKER:-rpath-link,${_dir}" "LINKER:-rpath,${_dir}")
+endforeach()

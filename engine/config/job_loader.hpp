@@ -1,0 +1,38 @@
+// Reading, validating and writing job documents. Called by the CLI verbs
+// (train, validate, eval) and, later, by the console's job editor.
+// Error rule: throws medsynth::ConfigError listing every problem with its field
+// path (unknown keys with a did-you-mean, wrong types, out-of-range values).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/job_spec.hpp"
+#include "core/error.hpp"
+
+namespace medsynth {
+
+// Parses YAML (JSON is valid YAML; .json files are parsed as JSON for exact
+// error positions). Unknown keys and type errors are collected; then
+// validate_job() runs. Throws ConfigError (all problems) or UsageError (unreadable file).
+JobSpec load_job_file(const std::string& path);
+JobSpec load_job_text(const std::string& text, const std::string& source_name = "job");
+
+// Applies Hydra-style overrides "training.lr=3e-4", "data.patch_size=[32,32,32]"
+// to a document before it is typed. Used by load_job_file_with_overrides.
+JobSpec load_job_file_with_overrides(const std::string& path, const std::vector<std::string>& overrides);
+
+// Every semantic problem of a typed job (ranges, combinations, paths).
+std::vector<FieldError> validate_job(const JobSpec& job);
+
+// The resolved job, every default filled in, as YAML / JSON text.
+std::string job_to_yaml(const JobSpec& job);
+std::string job_to_json(const JobSpec& job);
+
+// A stable hash of the resolved job's model-defining fields (task + model), used
+// to refuse a checkpoint of another model. Hex string.
+std::string model_config_hash(const JobSpec& job);
+// Hash of the whole resolved job (for run_started).
+std::string job_config_hash(const JobSpec& job);
+
+}  // namespace medsynth

@@ -1,0 +1,133 @@
+// The typed job specification: what a researcher writes in a job file (YAML or
+// JSON), with every default taken from the seed workflows (MAISI autoencoder
+// training, the KL-autoencoder multi-GPU guide). Loaded and validated by
+// job_loader.hpp; the resolved job (all defaults filled in) is written to each
+// run directory as job.yaml. Plain data: no LibTorch, no ITK, no Qt, so the
+// console can link it to edit and validate jobs.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace medsynth {
+
+// Where training volumes come from. "simulated" is the seeds' default mode
+// (MAISI: "Use real medical imaging data instead of simulated").
+enum class DataSource { simulated, folder, csv };
+enum class Modality { ct, mri };
+
+struct DataSpec {
+  DataSource source = DataSource::simulated;
+  std::string path;                 // folder of .nii/.nii.gz, DICOM folders, or a CSV manifest (column "image")
+  Modality modality = Modality::ct;
+  // Simulated phantoms (source == simulated).
+  int num_train = 24;
+  int num_val = 4;
+  std::array<int, 3> phantom_size{64, 64, 64};           // voxels x, y, z
+  std::array<double, 3> phantom_spacing{4.0, 4.0, 4.0};  // mm
+  double noise_hu = 10.0;           // Gaussian noise in HU added to phantoms
+  // Real data split (folder / csv): the last val_fraction of the sorted list is held out.
+  double val_fraction = 0.2;
+  // Preprocessing (MAISI: ScaleIntensityRange a_min=-1000, a_max=1000 -> [0,1], clipped).
+  std::array<double, 2> ct_window{-1000.0, 1000.0};
+  std::array<double, 2> mri_percentiles{0.5, 99.5};
+  std::optional<std::array<double, 3>> target_spacing;   // resample to this spacing (mm) if set
+  std::array<int, 3> patch_size{32, 32, 32};             // random training patch (x, y, z)
+  bool random_flip = true;
+  // Loading (MONAI CacheDataset / DataLoader names).
+  double cache_rate = 1.0;          // fraction of preprocessed volumes kept in memory
+  int num_workers = 2;              // loader threads
+  int prefetch = 2;                 // batches prepared ahead
+};
+
+// MONAI AutoencoderKL as MAISI configures it; the names are MONAI's.
+struct AutoencoderSpec {
+  int spatial_dims = 3;
+  int in_channels = 1;
+  int out_channels = 1;
+  int latent_channels = 4;
+  std::vector<int> num_channels{64, 128, 256};           // MAISI; two downsamples -> 4x per axis
+  std::vector<int> num_res_blocks{2, 2, 2};
+  int norm_num_groups = 32;
+  double norm_eps = 1e-6;
+  std::vector<bool> attention_levels{false, false, false};
+  bool with_encoder_nonlocal_attn = false;
+  bool with_decoder_nonlocal_attn = false;
+  bool use_checkpointing = false;   // accepted for MAISI compatibility; ignored on CPU
+  bool use_convtranspose = false;
+};
+
+// 3D PatchGAN discriminator (MONAI PatchDiscriminator), used when adv_weight > 0.
+struct DiscriminatorSpec {
+  int num_layers_d = 3;
+  int channels = 32;
+  int start_step = 0;               // generator adversarial loss switched on at this optimizer step
+};
+
+struct ModelSpec {
+  AutoencoderSpec autoencoder;
+  DiscriminatorSpec discriminator;
+};
+
+struct LossSpec {
+  std::string recon_loss = "l1";    // l1 | l2
+  double kl_weight = 1e-7;          // MAISI
+  std::array<double, 2> logvar_clamp{-30.0, 20.0};  // stable KL: log-variance clamped before exp
+  double adv_weight = 0.0;          // MAISI uses 0.1 on GPUs; 0 disables the discriminator
+  double perceptual_weight = 0.0;   // no perceptual network ships with medsynth: must stay 0
+};
+
+struct CheckpointSpec {
+  int every_steps = 0;              // 0: at every validation
+  int keep_best = 3;
+  std::string metric = "val/psnr";
+  std::string mode = "max";         // max | min
+  std::string resume;               // "", "auto" (the run's last.pt) or a checkpoint path
+};
+
+struct TrainingSpec {
+  int epochs = 2;                   // MAISI: 2 for simulated data
+  int max_steps = 0;                // 0: epochs decide; otherwise stop after this many optimizer steps
+  int batch_size = 1;               // per rank (MAISI default)
+  int gradient_accumulation_steps = 1;
+  double lr = 1e-4;                 // MAISI autoencoder lr
+  double weight_decay = 1e-5;
+  std::array<double, 2> betas{0.9, 0.999};
+  int warmup_steps = 0;
+  std::string lr_schedule = "cosine";  // cosine | constant
+  double min_lr_ratio = 0.0;
+  bool amp = false;                 // bf16 autocast on CPU, fp16 + dynamic loss scaling on CUDA
+  double grad_clip_norm = 1.0;      // 0 disables clipping
+  std::int64_t base_seed = 42;      // rank r uses base_seed + r
+  bool deterministic = true;
+  int val_every_steps = 50;
+  int val_max_volumes = 0;          // 0: all held-out volumes
+  int nan_max_bad_steps = 3;        // consecutive non-finite steps before rollback
+  double nan_lr_factor = 0.5;       // LR multiplier applied on rollback
+  int num_threads = 0;              // intra-op threads, 0: all cores
+  std::string device = "auto";      // auto | cpu | cuda
+  std::string memory_format = "auto";  // auto | contiguous | channels_last_3d
+};
+
+struct OutputSpec {
+  std::string runs_dir = "runs";
+  bool tensorboard = true;
+  int save_reconstructions = 2;     // validation reconstructions written as .nii.gz at the end
+  int log_every_steps = 10;
+};
+
+struct JobSpec {
+  std::string name = "job";
+  std::string task = "autoencoder"; // autoencoder (ldm, vqgan, survival: later issues)
+  DataSpec data;
+  ModelSpec model;
+  LossSpec loss;
+  TrainingSpec training;
+  CheckpointSpec checkpoint;
+  OutputSpec output;
+};
+
+}  // namespace medsynth

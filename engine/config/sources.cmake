@@ -1,0 +1,1 @@
+# Sources of engine/config (owned by that folder).

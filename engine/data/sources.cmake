@@ -1,0 +1,1 @@
+# Sources of engine/data (owned by that folder).

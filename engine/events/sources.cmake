@@ -1,0 +1,1 @@
+# Sources of engine/events (owned by that folder).

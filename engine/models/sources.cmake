@@ -1,0 +1,1 @@
+# Sources of engine/models (owned by that folder).

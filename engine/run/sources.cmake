@@ -1,0 +1,1 @@
+# Sources of engine/run (owned by that folder).

@@ -1,0 +1,1 @@
+# Sources of engine/train (owned by that folder).

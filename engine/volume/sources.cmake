@@ -1,0 +1,1 @@
+# Sources of engine/volume (owned by that folder).

@@ -1,0 +1,35 @@
+// The engine's in-memory 3D image: voxels as float in ITK order (x fastest),
+// with the physical geometry ITK reports (LPS). No ITK or torch types here so
+// that the GUI and the engine can both pass it around cheaply.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace medsynth {
+
+struct Volume {
+  std::array<std::size_t, 3> size{0, 0, 0};        // voxels along x, y, z
+  std::array<double, 3> spacing{1.0, 1.0, 1.0};    // mm
+  std::array<double, 3> origin{0.0, 0.0, 0.0};     // mm, LPS, centre of voxel (0,0,0)
+  std::array<double, 9> direction{1, 0, 0, 0, 1, 0, 0, 0, 1};  // row-major 3x3, columns = axis directions
+  std::vector<float> voxels;                       // size[0]*size[1]*size[2], x fastest
+
+  std::size_t voxel_count() const { return size[0] * size[1] * size[2]; }
+  std::size_t index(std::size_t x, std::size_t y, std::size_t z) const { return (z * size[1] + y) * size[0] + x; }
+  float& at(std::size_t x, std::size_t y, std::size_t z) { return voxels[index(x, y, z)]; }
+  float at(std::size_t x, std::size_t y, std::size_t z) const { return voxels[index(x, y, z)]; }
+};
+
+// Makes a zero-filled volume of the given size and spacing, identity direction.
+inline Volume make_volume(std::array<std::size_t, 3> size, std::array<double, 3> spacing = {1.0, 1.0, 1.0}) {
+  Volume v;
+  v.size = size;
+  v.spacing = spacing;
+  v.voxels.assign(size[0] * size[1] * size[2], 0.0f);
+  return v;
+}
+
+}  // namespace medsynth
