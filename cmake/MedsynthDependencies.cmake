@@ -12,8 +12,10 @@ find_package(CLI11 REQUIRED)
 
 find_package(ITK 5.2 REQUIRED COMPONENTS
   ITKCommon ITKIOImageBase ITKIONIFTI ITKIOGDCM ITKIONRRD)
-# ITK_USE_FILE registers ITK's IO factories; included only by medsynth_volume
-# (engine/volume/CMakeLists.txt) so the includes stay private to that target.
+# ITK_USE_FILE is included nowhere (it would register IO factories and add
+# ITK's include dirs for every target of a directory): medsynth_volume sets
+# its ImageIO explicitly and uses ITK_INCLUDE_DIRS privately
+# (engine/volume/sources.cmake).
 
 set(_medsynth_local_torch ${CMAKE_SOURCE_DIR}/.deps/torch/torch/share/cmake/Torch)
 if(NOT Torch_DIR AND EXISTS ${_medsynth_local_torch}/TorchConfig.cmake)

@@ -1,1 +1,50 @@
-int main() { return 0; }
+// medsynth-engine: the headless engine's command line. Thin: parses verbs,
+// calls the library, and is the one place where errors become exit codes:
+// 0 ok, 1 runtime failure, 2 usage or job-file error, 3 bad data, 130 after
+// Ctrl-C (143 after SIGTERM) once the checkpoint is written.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include "cli/signals.hpp"
+#include "cli/verbs.hpp"
+#include "core/error.hpp"
+
+int main(int argc, char** argv) {
+  using namespace medsynth;
+  CLI::App app{"medsynth-engine: train and evaluate 3D generative models for CT/MRI (headless)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("medsynth-engine ") + MEDSYNTH_VERSION);
+  std::map<const CLI::App*, cli::Action> actions;
+  auto add = [&](cli::Action action) { actions[app.get_subcommands({}).back()] = std::move(action); };
+  add(cli::add_train_verb(app));
+  add(cli::add_eval_verb(app));
+  add(cli::add_info_verb(app));
+  add(cli::add_validate_verb(app));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    for (auto* sub : app.get_subcommands())
+      if (auto it = actions.find(sub); it != actions.end()) return it->second();
+    return 2;
+  } catch (const Interrupted& e) {
+    std::cerr << "medsynth-engine: " << e.what() << "\n";
+    return cli::stop_signal_number() == 15 ? 143 : 130;
+  } catch (const Error& e) {
+    std::cerr << "medsynth-engine: error: " << e.what() << "\n";
+    switch (e.kind()) {
+      case ErrorKind::usage: return 2;
+      case ErrorKind::data: return 3;
+      case ErrorKind::interrupted: return 130;
+      default: return 1;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "medsynth-engine: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,3 +1,10 @@
 # Sources of engine/cli: the thin medsynth-engine executable.
 target_sources(medsynth-engine PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/main.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/main.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/signals.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_arguments.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/verb_train.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/verb_eval.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/verb_info.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/verb_validate.cpp)
+target_compile_definitions(medsynth-engine PRIVATE MEDSYNTH_VERSION="${PROJECT_VERSION}")

@@ -21,11 +21,22 @@ JobSpec load_job_text(const std::string& text, const std::string& source_name = 
 // Applies Hydra-style overrides "training.lr=3e-4", "data.patch_size=[32,32,32]"
 // to a document before it is typed. Used by load_job_file_with_overrides.
 JobSpec load_job_file_with_overrides(const std::string& path, const std::vector<std::string>& overrides);
+// The same for text already in memory (the console's editor, tests). JSON is
+// chosen when source_name ends in .json, YAML otherwise.
+JobSpec load_job_text_with_overrides(const std::string& text, const std::vector<std::string>& overrides,
+                                     const std::string& source_name = "job");
 
 // Every semantic problem of a typed job (ranges, combinations, paths).
 std::vector<FieldError> validate_job(const JobSpec& job);
 
-// The resolved job, every default filled in, as YAML / JSON text.
+// One "path: reason" line per error, newline-separated (ConfigError's message
+// adds the source name and the count in front of the same lines).
+std::string format_errors(const std::vector<FieldError>& errors);
+
+// The resolved job, every default filled in, as YAML / JSON text. Reading either
+// back gives an identical JobSpec. Strings that are not valid UTF-8 are written
+// with U+FFFD; non-finite numbers are written as .nan/.inf (YAML) or null (JSON).
+// Enum spellings: config/job_enums.hpp.
 std::string job_to_yaml(const JobSpec& job);
 std::string job_to_json(const JobSpec& job);
 

@@ -1,1 +1,15 @@
 # Sources of engine/config (owned by that folder).
+target_sources(medsynth_config PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/did_you_mean.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_data_paths.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_document.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_enums.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_hash.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_loader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_node_values.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_overrides.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_schema.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_validation.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_writer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_yaml_reader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/number_text.cpp)

@@ -1,1 +1,12 @@
-# Sources of engine/data (owned by that folder).
+# Sources of engine/data (owned by that folder): phantoms, transforms,
+# datasets, cache, loader.
+target_sources(medsynth_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/batch_loader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ct_phantom.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/intensity_transforms.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/preprocess.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/spatial_transforms.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/volume_cache.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/volume_dataset.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/volume_listing.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/volume_tensor.cpp)

@@ -1,1 +1,12 @@
-# Sources of engine/models (owned by that folder).
+# Sources of engine/models (owned by that folder), plus the loss and metric
+# files of engine/train that belong to the models' work.
+target_sources(medsynth_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/convolution.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/spatial_attention.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/autoencoder_blocks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/autoencoder_coders.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/autoencoder_kl_options.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/autoencoder_kl.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/patch_discriminator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/../train/losses.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/../train/image_metrics.cpp)

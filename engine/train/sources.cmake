@@ -1,1 +1,10 @@
-# Sources of engine/train (owned by that folder).
+# Sources of engine/train (losses.cpp and image_metrics.cpp are listed by models/sources.cmake).
+target_sources(medsynth_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/autocast_scope.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/autoencoder_task.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/checkpoint_store.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/loss_scaler.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tensor_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_state.cpp)

@@ -1,0 +1,21 @@
+// The verbs of medsynth-engine. Each registers its subcommand on the CLI11 app
+// and returns the action to run when it is chosen. Actions throw
+// medsynth::Error subclasses; main.cpp maps them to exit codes.
+#pragma once
+
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace medsynth::cli {
+
+using Action = std::function<int()>;
+
+Action add_train_verb(CLI::App& app);
+Action add_eval_verb(CLI::App& app);
+Action add_info_verb(CLI::App& app);
+Action add_validate_verb(CLI::App& app);
+
+}  // namespace medsynth::cli

@@ -1,0 +1,44 @@
+#include "config/job_enums.hpp"
+
+namespace medsynth {
+
+std::string_view to_string(DataSource source) {
+  switch (source) {
+    case DataSource::simulated: return "simulated";
+    case DataSource::folder: return "folder";
+    case DataSource::csv: return "csv";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(Modality modality) {
+  switch (modality) {
+    case Modality::ct: return "ct";
+    case Modality::mri: return "mri";
+  }
+  return "unknown";
+}
+
+std::optional<DataSource> parse_data_source(std::string_view text) {
+  for (auto s : {DataSource::simulated, DataSource::folder, DataSource::csv})
+    if (text == to_string(s)) return s;
+  return std::nullopt;
+}
+
+std::optional<Modality> parse_modality(std::string_view text) {
+  for (auto m : {Modality::ct, Modality::mri})
+    if (text == to_string(m)) return m;
+  return std::nullopt;
+}
+
+const std::vector<std::string>& data_source_names() {
+  static const std::vector<std::string> names{"simulated", "folder", "csv"};
+  return names;
+}
+
+const std::vector<std::string>& modality_names() {
+  static const std::vector<std::string> names{"ct", "mri"};
+  return names;
+}
+
+}  // namespace medsynth

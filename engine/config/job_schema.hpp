@@ -1,0 +1,136 @@
+// The one list of every job field, in file order. The reader, both writers, the
+// hashes and the override checker all walk it, so adding a field to job_spec.hpp
+// means adding one line here and nowhere else. Internal to medsynth_config.
+//
+// A visitor provides:
+//   void field(const char* key, T& value);          // T may be const
+//   template <class F> void section(const char* key, F&& body);  // body() visits the children
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/job_spec.hpp"
+
+namespace medsynth {
+
+template <class Job, class Visitor>
+void visit_job(Job& job, Visitor& v) {
+  v.field("name", job.name);
+  v.field("task", job.task);
+  v.section("data", [&] {
+    auto& d = job.data;
+    v.field("source", d.source);
+    v.field("path", d.path);
+    v.field("modality", d.modality);
+    v.field("num_train", d.num_train);
+    v.field("num_val", d.num_val);
+    v.field("phantom_size", d.phantom_size);
+    v.field("phantom_spacing", d.phantom_spacing);
+    v.field("noise_hu", d.noise_hu);
+    v.field("val_fraction", d.val_fraction);
+    v.field("ct_window", d.ct_window);
+    v.field("mri_percentiles", d.mri_percentiles);
+    v.field("target_spacing", d.target_spacing);
+    v.field("patch_size", d.patch_size);
+    v.field("random_flip", d.random_flip);
+    v.field("cache_rate", d.cache_rate);
+    v.field("num_workers", d.num_workers);
+    v.field("prefetch", d.prefetch);
+  });
+  v.section("model", [&] {
+    v.section("autoencoder", [&] {
+      auto& a = job.model.autoencoder;
+      v.field("spatial_dims", a.spatial_dims);
+      v.field("in_channels", a.in_channels);
+      v.field("out_channels", a.out_channels);
+      v.field("latent_channels", a.latent_channels);
+      v.field("num_channels", a.num_channels);
+      v.field("num_res_blocks", a.num_res_blocks);
+      v.field("norm_num_groups", a.norm_num_groups);
+      v.field("norm_eps", a.norm_eps);
+      v.field("attention_levels", a.attention_levels);
+      v.field("with_encoder_nonlocal_attn", a.with_encoder_nonlocal_attn);
+      v.field("with_decoder_nonlocal_attn", a.with_decoder_nonlocal_attn);
+      v.field("use_checkpointing", a.use_checkpointing);
+      v.field("use_convtranspose", a.use_convtranspose);
+    });
+    v.section("discriminator", [&] {
+      auto& d = job.model.discriminator;
+      v.field("num_layers_d", d.num_layers_d);
+      v.field("channels", d.channels);
+      v.field("start_step", d.start_step);
+    });
+  });
+  v.section("loss", [&] {
+    auto& l = job.loss;
+    v.field("recon_loss", l.recon_loss);
+    v.field("kl_weight", l.kl_weight);
+    v.field("logvar_clamp", l.logvar_clamp);
+    v.field("adv_weight", l.adv_weight);
+    v.field("perceptual_weight", l.perceptual_weight);
+  });
+  v.section("training", [&] {
+    auto& t = job.training;
+    v.field("epochs", t.epochs);
+    v.field("max_steps", t.max_steps);
+    v.field("batch_size", t.batch_size);
+    v.field("gradient_accumulation_steps", t.gradient_accumulation_steps);
+    v.field("lr", t.lr);
+    v.field("weight_decay", t.weight_decay);
+    v.field("betas", t.betas);
+    v.field("warmup_steps", t.warmup_steps);
+    v.field("lr_schedule", t.lr_schedule);
+    v.field("min_lr_ratio", t.min_lr_ratio);
+    v.field("amp", t.amp);
+    v.field("grad_clip_norm", t.grad_clip_norm);
+    v.field("base_seed", t.base_seed);
+    v.field("deterministic", t.deterministic);
+    v.field("val_every_steps", t.val_every_steps);
+    v.field("val_max_volumes", t.val_max_volumes);
+    v.field("nan_max_bad_steps", t.nan_max_bad_steps);
+    v.field("nan_lr_factor", t.nan_lr_factor);
+    v.field("num_threads", t.num_threads);
+    v.field("device", t.device);
+    v.field("memory_format", t.memory_format);
+  });
+  v.section("checkpoint", [&] {
+    auto& c = job.checkpoint;
+    v.field("every_steps", c.every_steps);
+    v.field("keep_best", c.keep_best);
+    v.field("metric", c.metric);
+    v.field("mode", c.mode);
+    v.field("resume", c.resume);
+  });
+  v.section("output", [&] {
+    auto& o = job.output;
+    v.field("runs_dir", o.runs_dir);
+    v.field("tensorboard", o.tensorboard);
+    v.field("save_reconstructions", o.save_reconstructions);
+    v.field("log_every_steps", o.log_every_steps);
+  });
+}
+
+// The shape of the schema without values: for checking override keys and for
+// suggesting a key that lives in another section.
+struct SchemaNode {
+  std::string name;
+  bool is_section = false;
+  std::vector<SchemaNode> children;
+
+  const SchemaNode* child(const std::string& key) const;
+  std::vector<std::string> child_names() const;
+};
+
+// The root (an unnamed section holding name, task, data, ...).
+const SchemaNode& job_schema();
+
+// Dotted paths of every leaf field named `key` ("patch_size" -> {"data.patch_size"}).
+std::vector<std::string> schema_paths_named(const std::string& key);
+
+// "; did you mean 'data.patch_size'?" when `key` is a field of another section,
+// else "; did you mean 'x'?" for a near miss among the `known` keys of its
+// level, else "".
+std::string unknown_key_hint(const std::string& key, const std::vector<std::string>& known);
+
+}  // namespace medsynth

@@ -1,0 +1,193 @@
+// validate_job(): every semantic rule of a typed job (ranges, combinations,
+// supported features, data paths), all collected so the researcher fixes a job
+// file in one pass. Types and unknown keys are the reader's business; this file
+// also serves jobs built in code (the console's editor, tests).
+#include <cmath>
+
+#include "config/job_data_paths.hpp"
+#include "config/job_loader.hpp"
+#include "config/validation_checks.hpp"
+
+namespace medsynth {
+
+namespace {
+
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+void check_top(const JobSpec& job, Checks& c) {
+  if (job.name.empty()) {
+    c.fail("name", "must not be empty (it names the run directory)");
+  } else {
+    bool ok = job.name != "." && job.name != "..";
+    for (char ch : job.name) ok = ok && is_name_char(ch);
+    if (!ok)
+      c.fail("name", "may hold only letters, digits, '.', '_' and '-' (it names the run directory; got \"" + job.name + "\")");
+  }
+  if (job.task == "ldm" || job.task == "vqgan" || job.task == "survival")
+    c.fail("task", "not supported yet: ldm, vqgan, survival arrive with later releases");
+  else
+    c.one_of("task", job.task, {"autoencoder"});
+}
+
+template <class T, std::size_t N>
+bool all_finite_positive(const std::array<T, N>& v) {
+  for (const auto& x : v)
+    if (!(x > 0) || !std::isfinite(static_cast<double>(x))) return false;
+  return true;
+}
+
+void check_data(const JobSpec& job, Checks& c, std::vector<FieldError>& errors) {
+  const DataSpec& d = job.data;
+  c.at_least("data.num_train", d.num_train, 1);
+  c.at_least("data.num_val", d.num_val, 1);
+  if (!all_finite_positive(d.phantom_size)) c.fail("data.phantom_size", "every entry must be >= 1 (got " + list_text(d.phantom_size) + ")");
+  if (!all_finite_positive(d.phantom_spacing))
+    c.fail("data.phantom_spacing", "every entry must be > 0 mm (got " + list_text(d.phantom_spacing) + ")");
+  c.at_least("data.noise_hu", d.noise_hu, 0.0);
+  c.strictly_within("data.val_fraction", d.val_fraction, 0.0, 1.0);
+  if (!(d.ct_window[0] < d.ct_window[1]) || !std::isfinite(d.ct_window[0]) || !std::isfinite(d.ct_window[1]))
+    c.fail("data.ct_window", "low must be below high (got " + list_text(d.ct_window) + ")");
+  const auto& p = d.mri_percentiles;
+  if (!(0.0 <= p[0] && p[0] < p[1] && p[1] <= 100.0))
+    c.fail("data.mri_percentiles", "must satisfy 0 <= low < high <= 100 (got " + list_text(p) + ")");
+  if (d.target_spacing && !all_finite_positive(*d.target_spacing))
+    c.fail("data.target_spacing", "every entry must be > 0 mm (got " + list_text(*d.target_spacing) + ")");
+
+  // The encoder halves each axis once per level after the first, so a patch must
+  // divide evenly all the way down (MONAI AutoencoderKL would fail at the decoder).
+  const auto& a = job.model.autoencoder;
+  bool patch_ok = true;
+  for (int s : d.patch_size) patch_ok = patch_ok && s >= 4;
+  if (!patch_ok) c.fail("data.patch_size", "every entry must be >= 4 (got " + list_text(d.patch_size) + ")");
+  if (patch_ok && !a.num_channels.empty() && a.num_channels.size() <= 16) {
+    const int downsamples = static_cast<int>(a.num_channels.size()) - 1;
+    const int factor = 1 << downsamples;
+    bool divisible = true;
+    for (int s : d.patch_size) divisible = divisible && s % factor == 0;
+    if (!divisible)
+      c.fail("data.patch_size", "every entry must be divisible by " + std::to_string(factor) + " (the autoencoder downsamples " +
+                                    std::to_string(downsamples) + " times; got " + list_text(d.patch_size) + ")");
+  }
+  if (d.source == DataSource::simulated && patch_ok) {
+    bool fits = true;
+    for (int i = 0; i < 3; ++i) fits = fits && d.phantom_size[i] >= d.patch_size[i];
+    if (!fits)
+      c.fail("data.phantom_size", "must be at least data.patch_size on every axis (got " + list_text(d.phantom_size) +
+                                      ", patch " + list_text(d.patch_size) + ")");
+  }
+  c.within("data.cache_rate", d.cache_rate, 0.0, 1.0);
+  c.at_least("data.num_workers", d.num_workers, 0);
+  c.at_least("data.prefetch", d.prefetch, 0);
+  check_data_path(d, errors);
+}
+
+void check_model(const JobSpec& job, Checks& c) {
+  const auto& a = job.model.autoencoder;
+  const std::string ae = "model.autoencoder.";
+  if (a.spatial_dims != 3) c.fail(ae + "spatial_dims", "only 3 is supported (got " + std::to_string(a.spatial_dims) + ")");
+  c.at_least(ae + "in_channels", a.in_channels, 1);
+  c.at_least(ae + "out_channels", a.out_channels, 1);
+  c.at_least(ae + "latent_channels", a.latent_channels, 1);
+  c.at_least(ae + "norm_num_groups", a.norm_num_groups, 1);
+  c.above(ae + "norm_eps", a.norm_eps, 0.0);
+  if (a.num_channels.empty()) {
+    c.fail(ae + "num_channels", "must hold at least one level");
+  } else {
+    bool positive = true;
+    for (int ch : a.num_channels) positive = positive && ch >= 1;
+    if (!positive) {
+      c.fail(ae + "num_channels", "every entry must be >= 1 (got " + list_text(a.num_channels) + ")");
+    } else if (a.norm_num_groups >= 1) {
+      // GroupNorm splits each level's channels into norm_num_groups groups.
+      bool divisible = true;
+      for (int ch : a.num_channels) divisible = divisible && ch % a.norm_num_groups == 0;
+      if (!divisible)
+        c.fail(ae + "num_channels", "every entry must be divisible by norm_num_groups (" + std::to_string(a.norm_num_groups) +
+                                        ") (got " + list_text(a.num_channels) + ")");
+    }
+    const std::string levels = std::to_string(a.num_channels.size());
+    if (a.num_res_blocks.size() != a.num_channels.size())
+      c.fail(ae + "num_res_blocks", "expected " + levels + " values, one per num_channels entry (got " +
+                                        std::to_string(a.num_res_blocks.size()) + ")");
+    if (a.attention_levels.size() != a.num_channels.size())
+      c.fail(ae + "attention_levels", "expected " + levels + " values, one per num_channels entry (got " +
+                                          std::to_string(a.attention_levels.size()) + ")");
+  }
+  bool blocks_ok = true;
+  for (int b : a.num_res_blocks) blocks_ok = blocks_ok && b >= 1;
+  if (!blocks_ok) c.fail(ae + "num_res_blocks", "every entry must be >= 1 (got " + list_text(a.num_res_blocks) + ")");
+
+  const auto& d = job.model.discriminator;
+  c.at_least("model.discriminator.num_layers_d", d.num_layers_d, 1);
+  c.at_least("model.discriminator.channels", d.channels, 1);
+  c.at_least("model.discriminator.start_step", d.start_step, 0);
+}
+
+void check_loss(const JobSpec& job, Checks& c) {
+  const auto& l = job.loss;
+  c.one_of("loss.recon_loss", l.recon_loss, {"l1", "l2"});
+  c.at_least("loss.kl_weight", l.kl_weight, 0.0);
+  if (!(l.logvar_clamp[0] < l.logvar_clamp[1]) || !std::isfinite(l.logvar_clamp[0]) || !std::isfinite(l.logvar_clamp[1]))
+    c.fail("loss.logvar_clamp", "the first value must be below the second (got " + list_text(l.logvar_clamp) + ")");
+  c.at_least("loss.adv_weight", l.adv_weight, 0.0);
+  if (l.perceptual_weight != 0.0)
+    c.fail("loss.perceptual_weight", "must be 0: no perceptual network ships with medsynth (got " + value_text(l.perceptual_weight) + ")");
+}
+
+void check_training(const JobSpec& job, Checks& c) {
+  const auto& t = job.training;
+  const std::string tr = "training.";
+  c.at_least(tr + "max_steps", t.max_steps, 0);
+  if (t.max_steps <= 0 && t.epochs < 1)
+    c.fail(tr + "epochs", "must be >= 1 unless training.max_steps > 0 (got " + std::to_string(t.epochs) + ")");
+  c.at_least(tr + "batch_size", t.batch_size, 1);
+  c.at_least(tr + "gradient_accumulation_steps", t.gradient_accumulation_steps, 1);
+  c.above(tr + "lr", t.lr, 0.0);
+  c.at_least(tr + "weight_decay", t.weight_decay, 0.0);
+  if (!(t.betas[0] >= 0.0 && t.betas[0] < 1.0 && t.betas[1] >= 0.0 && t.betas[1] < 1.0))
+    c.fail(tr + "betas", "both must be in [0, 1) (got " + list_text(t.betas) + ")");
+  c.at_least(tr + "warmup_steps", t.warmup_steps, 0);
+  c.one_of(tr + "lr_schedule", t.lr_schedule, {"cosine", "constant"});
+  c.within(tr + "min_lr_ratio", t.min_lr_ratio, 0.0, 1.0);
+  c.at_least(tr + "grad_clip_norm", t.grad_clip_norm, 0.0);
+  c.at_least(tr + "base_seed", t.base_seed, std::int64_t{0});
+  c.at_least(tr + "val_every_steps", t.val_every_steps, 1);
+  c.at_least(tr + "val_max_volumes", t.val_max_volumes, 0);
+  c.at_least(tr + "nan_max_bad_steps", t.nan_max_bad_steps, 1);
+  c.strictly_within(tr + "nan_lr_factor", t.nan_lr_factor, 0.0, 1.0);
+  c.at_least(tr + "num_threads", t.num_threads, 0);
+  c.one_of(tr + "device", t.device, {"auto", "cpu", "cuda"});
+  c.one_of(tr + "memory_format", t.memory_format, {"auto", "contiguous", "channels_last_3d"});
+}
+
+void check_checkpoint_and_output(const JobSpec& job, Checks& c, std::vector<FieldError>& errors) {
+  const auto& k = job.checkpoint;
+  c.at_least("checkpoint.every_steps", k.every_steps, 0);
+  c.at_least("checkpoint.keep_best", k.keep_best, 1);
+  if (k.metric.empty()) c.fail("checkpoint.metric", "must not be empty (e.g. val/psnr)");
+  c.one_of("checkpoint.mode", k.mode, {"max", "min"});
+  check_resume_path(k, errors);
+
+  const auto& o = job.output;
+  if (o.runs_dir.empty()) c.fail("output.runs_dir", "must not be empty");
+  c.at_least("output.save_reconstructions", o.save_reconstructions, 0);
+  c.at_least("output.log_every_steps", o.log_every_steps, 1);
+}
+
+}  // namespace
+
+std::vector<FieldError> validate_job(const JobSpec& job) {
+  std::vector<FieldError> errors;
+  Checks checks(errors);
+  check_top(job, checks);
+  check_data(job, checks, errors);
+  check_model(job, checks);
+  check_loss(job, checks);
+  check_training(job, checks);
+  check_checkpoint_and_output(job, checks, errors);
+  return errors;
+}
+
+}  // namespace medsynth

@@ -1,0 +1,252 @@
+#include "events/event_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "events/tensorboard_writer.hpp"
+#include "events/time_format.hpp"
+
+namespace medsynth {
+namespace {
+
+// ordered_json keeps v/type/time/rank first, which makes the file readable by eye.
+using Json = nlohmann::ordered_json;
+
+Json base_event(std::string_view type, int rank) {
+  Json j;
+  j["v"] = k_event_schema_version;
+  j["type"] = type;
+  j["time"] = format_iso8601_utc_ms(std::chrono::system_clock::now());
+  j["rank"] = rank;
+  return j;
+}
+
+std::string_view nonfinite_name(double value) {
+  if (std::isnan(value)) return "nan";
+  return value > 0 ? "inf" : "-inf";
+}
+
+// JSON has no NaN/Inf: such numbers become null (and, where a reader must be
+// able to tell a diverged loss from a missing one, a "nonfinite" marker).
+Json number_or_null(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+Json to_json(const EventValue& value) {
+  return std::visit(
+      [](const auto& v) -> Json {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, double>) {
+          return number_or_null(v);
+        } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+          Json arr = Json::array();
+          for (double d : v) arr.push_back(number_or_null(d));
+          return arr;
+        } else {
+          return Json(v);
+        }
+      },
+      value.storage());
+}
+
+Json to_json(const EventFields& fields) {
+  Json obj = Json::object();
+  for (const auto& [key, value] : fields) obj[key] = to_json(value);
+  return obj;
+}
+
+// error_handler_t::replace: invalid UTF-8 (a file name from a foreign file
+// system, a torn message) becomes U+FFFD instead of an exception or bad JSON.
+std::string serialize(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace) + '\n'; }
+
+bool write_all(int fd, const std::string& bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string_view to_string(CheckpointKind kind) {
+  switch (kind) {
+    case CheckpointKind::last: return "last";
+    case CheckpointKind::best: return "best";
+    case CheckpointKind::rollback: return "rollback";
+  }
+  return "last";
+}
+
+std::string_view to_string(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::runtime: return "runtime";
+    case ErrorKind::usage: return "usage";
+    case ErrorKind::data: return "data";
+    case ErrorKind::interrupted: return "interrupted";
+  }
+  return "runtime";
+}
+
+EventWriter::EventWriter(EventWriterOptions options) : options_(std::move(options)) {
+  if (options_.path.empty()) throw UsageError("EventWriterOptions.path: must not be empty");
+  if (options_.path.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options_.path.parent_path(), ec);
+    if (ec) throw RuntimeError(options_.path.parent_path().string() + ": cannot create directory: " + ec.message());
+  }
+  // O_APPEND makes each write(2) land whole at the end even when the launcher
+  // and rank 0 append to the same file.
+  fd_ = ::open(options_.path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw RuntimeError(options_.path.string() + ": cannot open event stream: " + std::strerror(errno));
+}
+
+EventWriter::~EventWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void EventWriter::attach_tensorboard(std::shared_ptr<TensorBoardWriter> tensorboard) {
+  std::lock_guard lock(mutex_);
+  tensorboard_ = std::move(tensorboard);
+}
+
+void EventWriter::write_line(const std::string& line) {
+  std::lock_guard lock(mutex_);
+  if (!write_all(fd_, line))
+    throw RuntimeError(options_.path.string() + ": cannot write event: " + std::strerror(errno));
+  if (options_.echo_stdout && !write_all(STDOUT_FILENO, line))
+    throw RuntimeError(std::string("stdout: cannot write event: ") + std::strerror(errno));
+}
+
+void EventWriter::run_started(const RunStartedEvent& e) {
+  Json j = base_event("run_started", options_.rank);
+  j["run_dir"] = e.run_dir;
+  j["job_name"] = e.job_name;
+  j["task"] = e.task;
+  j["config_hash"] = e.config_hash;
+  j["world_size"] = e.world_size;
+  j["effective_batch"] = e.effective_batch;
+  j["total_steps"] = e.total_steps;
+  j["device"] = e.device;
+  j["extra"] = to_json(e.extra);
+  write_line(serialize(j));
+}
+
+void EventWriter::run_started(std::string_view run_dir, std::string_view job_name, std::string_view task,
+                              std::string_view config_hash, int world_size, std::int64_t effective_batch,
+                              std::int64_t total_steps, std::string_view device, const EventFields& extra) {
+  run_started({.run_dir = std::string(run_dir),
+               .job_name = std::string(job_name),
+               .task = std::string(task),
+               .config_hash = std::string(config_hash),
+               .world_size = world_size,
+               .effective_batch = effective_batch,
+               .total_steps = total_steps,
+               .device = std::string(device),
+               .extra = extra});
+}
+
+void EventWriter::progress(std::int64_t step, std::int64_t total_steps, std::int64_t epoch, std::int64_t epochs,
+                           double samples_per_s, std::optional<double> eta_s) {
+  Json j = base_event("progress", options_.rank);
+  j["step"] = step;
+  j["total_steps"] = total_steps;
+  j["epoch"] = epoch;
+  j["epochs"] = epochs;
+  j["samples_per_s"] = number_or_null(samples_per_s);
+  j["eta_s"] = eta_s ? number_or_null(*eta_s) : Json(nullptr);
+  write_line(serialize(j));
+}
+
+void EventWriter::metric(std::int64_t step, std::string_view name, double value) {
+  Json j = base_event("metric", options_.rank);
+  j["step"] = step;
+  j["name"] = name;
+  j["value"] = number_or_null(value);
+  if (!std::isfinite(value)) j["nonfinite"] = nonfinite_name(value);
+  write_line(serialize(j));
+
+  std::shared_ptr<TensorBoardWriter> tensorboard;
+  {
+    std::lock_guard lock(mutex_);
+    tensorboard = tensorboard_;
+  }
+  if (tensorboard) tensorboard->add_scalar(name, value, step);
+}
+
+void EventWriter::log(LogLevel level, std::string_view message) {
+  Json j = base_event("log", options_.rank);
+  j["level"] = to_string(level);
+  j["message"] = message;
+  write_line(serialize(j));
+}
+
+void EventWriter::checkpoint(std::string_view path, std::int64_t step, CheckpointKind kind,
+                             std::string_view metric_name, std::optional<double> metric_value) {
+  Json j = base_event("checkpoint", options_.rank);
+  j["path"] = path;
+  j["step"] = step;
+  j["kind"] = to_string(kind);
+  if (!metric_name.empty()) j["metric"] = metric_name;
+  if (metric_value) {
+    j["value"] = number_or_null(*metric_value);
+    if (!std::isfinite(*metric_value)) j["nonfinite"] = nonfinite_name(*metric_value);
+  }
+  write_line(serialize(j));
+}
+
+void EventWriter::artifact(std::string_view path, std::string_view kind, std::int64_t step,
+                           const EventFields& extra) {
+  Json j = base_event("artifact", options_.rank);
+  j["path"] = path;
+  j["kind"] = kind;
+  j["step"] = step;
+  j["extra"] = to_json(extra);
+  write_line(serialize(j));
+}
+
+void EventWriter::restart(int attempt, std::string_view reason) {
+  Json j = base_event("restart", options_.rank);
+  j["attempt"] = attempt;
+  j["reason"] = reason;
+  write_line(serialize(j));
+}
+
+void EventWriter::run_finished(std::string_view status, const std::map<std::string, double>& final_metrics,
+                               double duration_s) {
+  Json j = base_event("run_finished", options_.rank);
+  j["status"] = status;
+  Json metrics = Json::object();
+  for (const auto& [name, value] : final_metrics) metrics[name] = number_or_null(value);
+  j["metrics"] = std::move(metrics);
+  j["duration_s"] = number_or_null(duration_s);
+  write_line(serialize(j));
+}
+
+void EventWriter::run_failed(ErrorKind kind, std::string_view message, int exit_code) {
+  Json j = base_event("run_failed", options_.rank);
+  j["error"] = to_string(kind);
+  j["message"] = message;
+  j["exit_code"] = exit_code;
+  write_line(serialize(j));
+}
+
+void EventWriter::emit(std::string_view type, const EventFields& fields) {
+  Json j = base_event(type, options_.rank);
+  for (const auto& [key, value] : fields) {
+    if (j.contains(key)) throw UsageError("event field \"" + key + "\" is reserved or repeated (type " + std::string(type) + ")");
+    j[key] = to_json(value);
+  }
+  write_line(serialize(j));
+}
+
+}  // namespace medsynth

@@ -1,0 +1,134 @@
+#include "models/patch_discriminator.hpp"
+
+#include <ATen/ATen.h>
+#include <torch/nn/init.h>
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/instancenorm.h>
+#include <torch/nn/modules/normalization.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace medsynth {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& field, const std::string& reason) {
+  throw UsageError("model.discriminator." + field + ": " + reason);
+}
+
+std::int64_t padding_of(const PatchDiscriminatorOptions& o) { return (o.kernel_size - 1) / 2; }
+
+std::int64_t conv_out(std::int64_t n, std::int64_t k, std::int64_t s, std::int64_t p) {
+  const auto span = n + 2 * p - k;
+  return span < 0 ? 0 : span / s + 1;
+}
+
+}  // namespace
+
+PatchDiscriminatorOptions PatchDiscriminatorOptions::from_spec(const DiscriminatorSpec& spec) {
+  PatchDiscriminatorOptions o;
+  o.num_layers_d = spec.num_layers_d;
+  o.channels = spec.channels;
+  return o;
+}
+
+void PatchDiscriminatorOptions::validate() const {
+  if (spatial_dims != 3) fail("spatial_dims", "must be 3 (got " + std::to_string(spatial_dims) + ")");
+  if (in_channels < 1) fail("in_channels", "must be >= 1 (got " + std::to_string(in_channels) + ")");
+  if (out_channels < 1) fail("out_channels", "must be >= 1 (got " + std::to_string(out_channels) + ")");
+  if (num_layers_d < 1 || num_layers_d > 8)
+    fail("num_layers_d", "must be in [1, 8] (got " + std::to_string(num_layers_d) + ")");
+  if (channels < 1) fail("channels", "must be >= 1 (got " + std::to_string(channels) + ")");
+  if (kernel_size < 1) fail("kernel_size", "must be >= 1 (got " + std::to_string(kernel_size) + ")");
+  if (!(negative_slope >= 0.0) || !std::isfinite(negative_slope)) fail("negative_slope", "must be a finite number >= 0");
+  if (!(init_std > 0.0) || !std::isfinite(init_std)) fail("init_std", "must be a finite number > 0");
+  if (norm == DiscriminatorNorm::group) {
+    // Layer l has channels * 2^(l+1) filters: a divisor of 2 * channels divides them all.
+    if (norm_num_groups < 1 || (2 * channels) % norm_num_groups != 0)
+      fail("norm_num_groups", "must divide 2 * channels (" + std::to_string(2 * channels) + "), got " +
+                                  std::to_string(norm_num_groups));
+  }
+}
+
+std::int64_t PatchDiscriminatorOptions::output_size(std::int64_t n) const {
+  const std::int64_t k = kernel_size, p = padding_of(*this);
+  n = conv_out(n, k, 2, p);
+  for (int l = 0; l < num_layers_d; ++l) n = conv_out(n, k, l == num_layers_d - 1 ? 1 : 2, p);
+  return conv_out(n, k, 1, p);
+}
+
+DiscriminatorLayerImpl::DiscriminatorLayerImpl(const PatchDiscriminatorOptions& o, std::int64_t in_channels,
+                                               std::int64_t out_channels, std::int64_t stride, bool with_norm) {
+  // MONAI: the first layer has a bias and no norm; the others the reverse (a
+  // bias before a norm is cancelled by it).
+  conv = register_module("conv", torch::nn::Conv3d(torch::nn::Conv3dOptions(in_channels, out_channels, o.kernel_size)
+                                                       .stride(stride)
+                                                       .padding(padding_of(o))
+                                                       .bias(!with_norm)));
+  torch::nn::Sequential seq;
+  if (with_norm) {
+    if (o.norm == DiscriminatorNorm::group)
+      seq->push_back("N", torch::nn::GroupNorm(torch::nn::GroupNormOptions(o.norm_num_groups, out_channels)));
+    else
+      seq->push_back("N", torch::nn::InstanceNorm3d(torch::nn::InstanceNorm3dOptions(out_channels)));
+  }
+  seq->push_back("A", torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(o.negative_slope)));
+  adn = register_module("adn", seq);
+}
+
+at::Tensor DiscriminatorLayerImpl::forward(const at::Tensor& x) { return adn->forward(conv->forward(x)); }
+
+PatchDiscriminatorImpl::PatchDiscriminatorImpl(const PatchDiscriminatorOptions& options) : options_(options) {
+  options_.validate();
+  const auto& o = options_;
+  initial_conv = register_module("initial_conv", DiscriminatorLayer(o, o.in_channels, o.channels, 2, false));
+  std::int64_t in = o.channels;
+  for (int l = 0; l < o.num_layers_d; ++l) {
+    const std::int64_t stride = l == o.num_layers_d - 1 ? 1 : 2;
+    layers.push_back(register_module(std::to_string(l), DiscriminatorLayer(o, in, 2 * in, stride, true)));
+    in *= 2;
+  }
+  final_conv = register_module(
+      "final_conv", Convolution(ConvolutionOptions{in, o.out_channels, o.kernel_size, 1, padding_of(o), true}));
+
+  // MONAI's normal_init: conv weights ~ N(0, std), biases 0 (GAN practice since DCGAN).
+  at::NoGradGuard no_grad;
+  for (auto& m : modules(/*include_self=*/false)) {
+    if (auto* c = m->as<torch::nn::Conv3dImpl>()) {
+      torch::nn::init::normal_(c->weight, 0.0, o.init_std);
+      if (c->bias.defined()) torch::nn::init::zeros_(c->bias);
+    }
+  }
+}
+
+void PatchDiscriminatorImpl::check_input(const at::Tensor& x) const {
+  bool ok = x.defined() && x.dim() == 5 && x.size(1) == options_.in_channels;
+  for (int d = 2; ok && d < 5; ++d) ok = options_.output_size(x.size(d)) >= 1;
+  if (!ok) {
+    std::string shape = "undefined";
+    if (x.defined()) {
+      shape = "[";
+      for (std::int64_t i = 0; i < x.dim(); ++i) shape += (i ? ", " : "") + std::to_string(x.size(i));
+      shape += "]";
+    }
+    throw UsageError("PatchDiscriminator: input must be [B, " + std::to_string(options_.in_channels) +
+                     ", D, H, W] large enough for " + std::to_string(options_.num_layers_d) + " layers (got " + shape +
+                     ")");
+  }
+}
+
+std::vector<at::Tensor> PatchDiscriminatorImpl::features(const at::Tensor& x) {
+  check_input(x);
+  std::vector<at::Tensor> out;
+  out.reserve(layers.size() + 2);
+  out.push_back(initial_conv->forward(x));
+  for (auto& layer : layers) out.push_back(layer->forward(out.back()));
+  out.push_back(final_conv->forward(out.back()));
+  return out;
+}
+
+at::Tensor PatchDiscriminatorImpl::forward(const at::Tensor& x) { return features(x).back(); }
+
+}  // namespace medsynth

@@ -1,0 +1,82 @@
+// 3D PatchGAN discriminator (MONAI PatchDiscriminator, pix2pixHD): one logit
+// per overlapping patch, trained against the autoencoder when
+// loss.adv_weight > 0. Used by the autoencoder task. Child names mirror MONAI:
+// `initial_conv.conv.{weight,bias}`, `0.conv.weight`, `0.adn.N.{weight,bias}`,
+// ..., `final_conv.conv.{weight,bias}`.
+//
+// Normalisation: MONAI defaults to BATCH, which depends on the batch
+// composition and is ill-posed at MAISI's batch size 1 per rank. We offer
+// instance norm without affine parameters (what MAISI's training configures,
+// norm="INSTANCE", so its checkpoints map) and affine group norm.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/pimpl.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "config/job_spec.hpp"
+#include "models/convolution.hpp"
+
+namespace medsynth {
+
+enum class DiscriminatorNorm { instance, group };
+
+struct PatchDiscriminatorOptions {
+  int spatial_dims = 3;               // only 3 is built
+  int in_channels = 1;
+  int out_channels = 1;
+  int num_layers_d = 3;               // strided layers after the first; the last of them has stride 1
+  int channels = 32;                  // first layer's filters, doubled per layer
+  int kernel_size = 4;
+  double negative_slope = 0.2;        // LeakyReLU
+  DiscriminatorNorm norm = DiscriminatorNorm::instance;
+  int norm_num_groups = 8;            // for norm == group; must divide every layer's channels
+  double init_std = 0.02;             // N(0, std) conv weights, zero biases (MONAI normal_init)
+
+  static PatchDiscriminatorOptions from_spec(const DiscriminatorSpec& spec);
+  // Throws UsageError naming the field ("model.discriminator.channels: ...").
+  void validate() const;
+  // Logit grid size along an axis of `input_size` voxels (< 1: too small).
+  std::int64_t output_size(std::int64_t input_size) const;
+};
+
+// Conv3d, then MONAI's "adn" block in N-D-A order (no dropout: MONAI's is 0).
+class DiscriminatorLayerImpl : public torch::nn::Module {
+ public:
+  DiscriminatorLayerImpl(const PatchDiscriminatorOptions& o, std::int64_t in_channels, std::int64_t out_channels,
+                         std::int64_t stride, bool with_norm);
+  at::Tensor forward(const at::Tensor& x);
+
+  torch::nn::Conv3d conv{nullptr};
+  torch::nn::Sequential adn{nullptr};
+};
+TORCH_MODULE(DiscriminatorLayer);
+
+class PatchDiscriminatorImpl : public torch::nn::Module {
+ public:
+  explicit PatchDiscriminatorImpl(const PatchDiscriminatorOptions& options);
+
+  // [B, in_channels, D, H, W] -> logits [B, out_channels, d, h, w] (no activation).
+  at::Tensor forward(const at::Tensor& x);
+  // Every layer's output, the logits last (MONAI's return value; for
+  // feature-matching losses).
+  std::vector<at::Tensor> features(const at::Tensor& x);
+
+  const PatchDiscriminatorOptions& options() const { return options_; }
+
+  DiscriminatorLayer initial_conv{nullptr};    // stride 2, no norm
+  std::vector<DiscriminatorLayer> layers;      // registered as "0", "1", ...
+  Convolution final_conv{nullptr};             // to out_channels, no activation
+
+ private:
+  void check_input(const at::Tensor& x) const;
+  PatchDiscriminatorOptions options_;
+};
+TORCH_MODULE(PatchDiscriminator);
+
+}  // namespace medsynth

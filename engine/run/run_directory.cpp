@@ -1,0 +1,83 @@
+#include "run/run_directory.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include "core/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth {
+namespace {
+
+std::string timestamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+std::string safe_name(const std::string& name) {
+  std::string out;
+  for (char c : name) out.push_back((std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_');
+  return out.empty() ? "job" : out;
+}
+
+}  // namespace
+
+RunDirectory create_run_directory(const std::string& runs_dir, const std::string& job_name) {
+  std::error_code ec;
+  fs::create_directories(runs_dir, ec);
+  if (ec) throw RuntimeError("cannot create runs directory " + runs_dir + ": " + ec.message());
+  const std::string base = (fs::path(runs_dir) / (safe_name(job_name) + "-" + timestamp())).string();
+  std::string root = base;
+  for (int n = 2; !fs::create_directory(root, ec); ++n) {
+    if (ec) throw RuntimeError("cannot create run directory " + root + ": " + ec.message());
+    root = base + "-" + std::to_string(n);
+  }
+  RunDirectory run{fs::absolute(root).lexically_normal().string()};
+  for (const auto& sub : {run.logs_dir(), run.checkpoints_dir(), run.embedding_dir(), run.output_dir(), run.tensorboard_dir()}) {
+    fs::create_directories(sub, ec);
+    if (ec) throw RuntimeError("cannot create " + sub + ": " + ec.message());
+  }
+  return run;
+}
+
+RunDirectory open_run_directory(const std::string& root) {
+  RunDirectory run{fs::absolute(root).lexically_normal().string()};
+  if (!fs::is_regular_file(run.job_file()))
+    throw UsageError(root + ": not a run directory (no job.yaml)");
+  std::error_code ec;
+  for (const auto& sub : {run.logs_dir(), run.checkpoints_dir(), run.embedding_dir(), run.output_dir(), run.tensorboard_dir()})
+    fs::create_directories(sub, ec);
+  return run;
+}
+
+void write_text_file_atomic(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw RuntimeError("cannot write " + tmp + ": " + std::strerror(errno));
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      throw RuntimeError("cannot write " + tmp + ": " + std::strerror(errno));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw RuntimeError("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace medsynth

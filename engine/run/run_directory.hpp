@@ -1,0 +1,33 @@
+// The run directory of ARCHITECTURE.md: runs/<name>-<YYYYmmdd-HHMMSS>/ with
+// job.yaml, events.jsonl, logs/, checkpoints/, embedding/, output/, tb/.
+// Created by the CLI's train verb before the trainer starts; reopened for --resume.
+#pragma once
+
+#include <string>
+
+namespace medsynth {
+
+struct RunDirectory {
+  std::string root;
+  std::string job_file() const { return root + "/job.yaml"; }
+  std::string events_file() const { return root + "/events.jsonl"; }
+  std::string logs_dir() const { return root + "/logs"; }
+  std::string rank_log(int rank) const { return logs_dir() + "/rank" + std::to_string(rank) + ".log"; }
+  std::string checkpoints_dir() const { return root + "/checkpoints"; }
+  std::string embedding_dir() const { return root + "/embedding"; }
+  std::string output_dir() const { return root + "/output"; }
+  std::string tensorboard_dir() const { return root + "/tb"; }
+};
+
+// Creates a new, unique run directory under runs_dir (a suffix -2, -3 ... when
+// two runs start in the same second). Throws RuntimeError naming the path.
+RunDirectory create_run_directory(const std::string& runs_dir, const std::string& job_name);
+
+// Opens an existing run directory (for --resume); throws UsageError when it is
+// not one (no job.yaml).
+RunDirectory open_run_directory(const std::string& root);
+
+// Writes text atomically (temp + fsync + rename).
+void write_text_file_atomic(const std::string& path, const std::string& text);
+
+}  // namespace medsynth

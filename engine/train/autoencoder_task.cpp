@@ -1,0 +1,144 @@
+#include "train/autoencoder_task.hpp"
+
+#include <ATen/ATen.h>
+
+#include "data/batch_loader.hpp"
+#include "data/volume_dataset.hpp"
+#include "models/autoencoder_kl.hpp"
+#include "models/patch_discriminator.hpp"
+#include "train/image_metrics.hpp"
+#include "train/losses.hpp"
+
+namespace medsynth {
+
+struct AutoencoderTask::Impl {
+  JobSpec job;
+  AutoencoderKL autoencoder{nullptr};
+  PatchDiscriminator discriminator{nullptr};
+  c10::Device device{c10::kCPU};
+  at::Tensor last_reconstruction;  // from the generator pass, reused by the discriminator pass
+  int compression = 4;
+};
+
+AutoencoderTask::AutoencoderTask(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
+  impl_->job = job;
+  auto options = AutoencoderKLOptions::from_spec(job.model.autoencoder, job.loss);
+  impl_->autoencoder = AutoencoderKL(options);
+  impl_->compression = options.compression();
+  if (job.loss.adv_weight > 0) {
+    PatchDiscriminatorOptions d = PatchDiscriminatorOptions::from_spec(job.model.discriminator);
+    d.in_channels = job.model.autoencoder.out_channels;
+    impl_->discriminator = PatchDiscriminator(d);
+  }
+}
+
+AutoencoderTask::~AutoencoderTask() = default;
+
+std::vector<NamedModule> AutoencoderTask::modules() {
+  std::vector<NamedModule> out{{"autoencoder", impl_->autoencoder.ptr()}};
+  if (impl_->discriminator) out.push_back({"discriminator", impl_->discriminator.ptr()});
+  return out;
+}
+
+std::vector<OptimizerGroup> AutoencoderTask::optimizer_groups() {
+  std::vector<OptimizerGroup> groups;
+  auto make = [](const std::string& group, const std::string& prefix, torch::nn::Module& m) {
+    OptimizerGroup g;
+    g.name = group;
+    for (const auto& item : m.named_parameters(true)) {
+      g.parameters.push_back(item.value());
+      g.parameter_names.push_back(prefix + "." + item.key());
+    }
+    return g;
+  };
+  groups.push_back(make("generator", "autoencoder", *impl_->autoencoder));
+  if (impl_->discriminator) groups.push_back(make("discriminator", "discriminator", *impl_->discriminator));
+  return groups;
+}
+
+bool AutoencoderTask::group_active(std::size_t group, int step) const {
+  if (group == 0) return true;
+  return impl_->discriminator && step >= impl_->job.model.discriminator.start_step;
+}
+
+at::Tensor AutoencoderTask::compute_loss(std::size_t group, const at::Tensor& batch, int step,
+                                         std::map<std::string, double>& terms) {
+  auto& m = *impl_;
+  if (group == 0) {
+    auto out = m.autoencoder->forward(batch);
+    at::Tensor recon_loss = reconstruction_loss(out.reconstruction.to(at::kFloat), batch, m.job.loss.recon_loss);
+    at::Tensor kl = kl_loss(out.z_mu.to(at::kFloat), out.z_log_var.to(at::kFloat));
+    at::Tensor loss = recon_loss + m.job.loss.kl_weight * kl;
+    terms["train/recon_loss"] += recon_loss.item<double>();
+    terms["train/kl_loss"] += kl.item<double>();
+    if (m.discriminator && step >= m.job.model.discriminator.start_step) {
+      // The generator's adversarial term must not leave gradients in the
+      // discriminator, whose own pass follows and accumulates across micro-batches.
+      for (auto& p : m.discriminator->parameters()) p.requires_grad_(false);
+      at::Tensor fake_logits = m.discriminator->forward(out.reconstruction);
+      for (auto& p : m.discriminator->parameters()) p.requires_grad_(true);
+      at::Tensor adv = generator_adversarial_loss(fake_logits.to(at::kFloat));
+      loss = loss + m.job.loss.adv_weight * adv;
+      terms["train/gen_adv_loss"] += adv.item<double>();
+    }
+    m.last_reconstruction = out.reconstruction.detach();
+    return loss;
+  }
+  // Discriminator: real volumes vs the generator's reconstructions of them.
+  at::Tensor real_logits = m.discriminator->forward(batch);
+  at::Tensor fake_logits = m.discriminator->forward(m.last_reconstruction);
+  at::Tensor loss = discriminator_loss(real_logits.to(at::kFloat), fake_logits.to(at::kFloat));
+  terms["train/disc_loss"] += loss.item<double>();
+  return loss;
+}
+
+at::Tensor AutoencoderTask::reconstruct_volume(const at::Tensor& image) {
+  const int f = impl_->compression;
+  std::vector<int64_t> pad;  // F.pad order: last dim first
+  for (int d = 4; d >= 2; --d) {
+    int64_t size = image.size(d);
+    int64_t target = (size + f - 1) / f * f;
+    pad.push_back(0);
+    pad.push_back(target - size);
+  }
+  at::Tensor padded = at::constant_pad_nd(image, pad, image.min().item<double>());
+  at::Tensor recon = impl_->autoencoder->reconstruct(padded.to(impl_->device));
+  return recon.slice(2, 0, image.size(2)).slice(3, 0, image.size(3)).slice(4, 0, image.size(4)).to(at::kCPU, at::kFloat);
+}
+
+ValidationResult AutoencoderTask::validate(const VolumeDataset& dataset, int max_volumes, int keep_outputs) {
+  at::NoGradGuard no_grad;
+  train_mode(false);
+  ValidationResult result;
+  const int count = max_volumes > 0 ? std::min<int>(max_volumes, static_cast<int>(dataset.size())) : static_cast<int>(dataset.size());
+  double psnr_sum = 0, ssim_sum = 0, l1_sum = 0;
+  for (int i = 0; i < count; ++i) {
+    const Volume& volume = dataset.get(static_cast<std::size_t>(i));
+    at::Tensor image = volume_to_tensor(volume);
+    at::Tensor recon = reconstruct_volume(image).clamp(0.0, 1.0);
+    psnr_sum += psnr(recon, image, 1.0);
+    ssim_sum += ssim3d(recon, image);
+    l1_sum += (recon - image).abs().mean().item<double>();
+    if (i < keep_outputs) result.outputs.emplace_back("reconstruction-" + dataset.id(static_cast<std::size_t>(i)), tensor_to_volume(recon, volume));
+  }
+  train_mode(true);
+  if (count > 0) {
+    result.metrics["val/psnr"] = psnr_sum / count;
+    result.metrics["val/ssim"] = ssim_sum / count;
+    result.metrics["val/l1"] = l1_sum / count;
+  }
+  return result;
+}
+
+void AutoencoderTask::to(const c10::Device& device) {
+  impl_->device = device;
+  impl_->autoencoder->to(device);
+  if (impl_->discriminator) impl_->discriminator->to(device);
+}
+
+void AutoencoderTask::train_mode(bool on) {
+  impl_->autoencoder->train(on);
+  if (impl_->discriminator) impl_->discriminator->train(on);
+}
+
+}  // namespace medsynth

@@ -1,0 +1,37 @@
+// The MAISI-style KL-autoencoder task: L1/L2 reconstruction + stable KL, and an
+// optional 3D patch discriminator (least-squares GAN) switched on at
+// model.discriminator.start_step. Validation reconstructs whole held-out
+// volumes from the latent mean and reports PSNR and 3D SSIM.
+#pragma once
+
+#include <memory>
+
+#include "config/job_spec.hpp"
+#include "train/task.hpp"
+
+namespace medsynth {
+
+class AutoencoderTask : public Task {
+ public:
+  explicit AutoencoderTask(const JobSpec& job);
+  ~AutoencoderTask() override;
+  std::string name() const override { return "autoencoder"; }
+  std::vector<NamedModule> modules() override;
+  std::vector<OptimizerGroup> optimizer_groups() override;
+  bool group_active(std::size_t group, int step) const override;
+  at::Tensor compute_loss(std::size_t group, const at::Tensor& batch, int step,
+                          std::map<std::string, double>& terms) override;
+  ValidationResult validate(const VolumeDataset& dataset, int max_volumes, int keep_outputs) override;
+  void to(const c10::Device& device) override;
+  void train_mode(bool on) override;
+
+  // Whole-volume reconstruction through the latent mean: pads each axis to a
+  // multiple of the compression factor, then crops back. Input [1,1,Z,Y,X].
+  at::Tensor reconstruct_volume(const at::Tensor& image);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace medsynth

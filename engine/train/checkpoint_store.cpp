@@ -1,0 +1,72 @@
+#include "train/checkpoint_store.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <regex>
+
+#include "core/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth {
+namespace {
+
+std::string metric_slug(const std::string& metric) {
+  std::string s = metric;
+  std::replace(s.begin(), s.end(), '/', '_');
+  return s;
+}
+
+}  // namespace
+
+CheckpointStore::CheckpointStore(CheckpointStoreOptions options) : options_(std::move(options)) {
+  std::error_code ec;
+  fs::create_directories(options_.directory, ec);
+  if (ec) throw RuntimeError("cannot create " + options_.directory + ": " + ec.message());
+  // Temp files of writes that were killed half-way (tensor_file.cpp) are never
+  // under a final name; sweep them so they do not accumulate.
+  for (const auto& entry : fs::directory_iterator(options_.directory)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.empty() && name[0] == '.' && name.find(".tmp-") != std::string::npos) fs::remove(entry.path(), ec);
+  }
+  const std::regex pattern("best-" + metric_slug(options_.metric) + "-(-?[0-9.]+)-step([0-9]+)\\.safetensors");
+  for (const auto& entry : fs::directory_iterator(options_.directory)) {
+    std::smatch m;
+    const std::string name = entry.path().filename().string();
+    if (std::regex_match(name, m, pattern)) best_.push_back({entry.path().string(), std::stod(m[1]), std::stoi(m[2])});
+  }
+  std::sort(best_.begin(), best_.end(), [this](const auto& a, const auto& b) { return better(a.value, b.value); });
+}
+
+bool CheckpointStore::better(double a, double b) const { return options_.mode == "min" ? a < b : a > b; }
+
+std::string CheckpointStore::last_path() const { return (fs::path(options_.directory) / "last.safetensors").string(); }
+
+std::string CheckpointStore::save_last(const TensorFile& file) {
+  write_tensor_file(last_path(), file);
+  return last_path();
+}
+
+std::optional<std::string> CheckpointStore::offer_best(const TensorFile& file, double value, int step) {
+  if (!std::isfinite(value)) return std::nullopt;  // a NaN is never "best"
+  const bool room = static_cast<int>(best_.size()) < options_.keep_best;
+  if (!room && !better(value, best_.back().value)) return std::nullopt;
+  char name[160];
+  std::snprintf(name, sizeof name, "best-%s-%.2f-step%06d.safetensors", metric_slug(options_.metric).c_str(), value, step);
+  const std::string path = (fs::path(options_.directory) / name).string();
+  write_tensor_file(path, file);
+  // Drop a previous entry under the same name (same value and step on resume).
+  best_.erase(std::remove_if(best_.begin(), best_.end(), [&](const auto& b) { return b.path == path; }), best_.end());
+  best_.push_back({path, value, step});
+  std::sort(best_.begin(), best_.end(), [this](const auto& a, const auto& b) { return better(a.value, b.value); });
+  while (static_cast<int>(best_.size()) > options_.keep_best) {
+    std::error_code ec;
+    fs::remove(best_.back().path, ec);
+    best_.pop_back();
+  }
+  return path;
+}
+
+}  // namespace medsynth

@@ -1,0 +1,45 @@
+// Image-quality metrics for validation (val/psnr, val/ssim): PSNR and 3D SSIM
+// as MONAI's PSNRMetric and SSIMMetric (Gaussian kernel) define them. Called
+// by the autoencoder task's validation and by the trainer's best-checkpoint
+// bookkeeping. Every function runs without autograd and in float64, whatever
+// the inputs' dtype and device (fp32 SSIM loses digits to mu_xx - mu_x^2).
+// Inputs must have identical shapes; otherwise UsageError.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace medsynth {
+
+// 10 * log10(data_range^2 / MSE) over all elements; +inf when x == y, NaN if
+// an input holds NaN.
+double psnr(const at::Tensor& x, const at::Tensor& y, double data_range = 1.0);
+// One PSNR per entry of dimension 0 (MSE over the rest), as MONAI's PSNRMetric.
+std::vector<double> psnr_per_sample(const at::Tensor& x, const at::Tensor& y, double data_range = 1.0);
+
+struct SsimOptions {
+  double data_range = 1.0;
+  int kernel_size = 11;   // odd
+  double sigma = 1.5;     // of the Gaussian window, in voxels
+  double k1 = 0.01;
+  double k2 = 0.03;
+  void validate() const;  // UsageError naming the field
+};
+
+// Mean SSIM over the valid region (no padding) of a separable 3D Gaussian
+// window, each channel on its own, averaged over channels and samples.
+// x, y: [D, H, W], [C, D, H, W] or [B, C, D, H, W].
+// Small volumes: an axis shorter than kernel_size gets the largest odd
+// window that fits it (the Gaussian of the same sigma truncated there and
+// renormalised), so a 64x64x1 slab is scored by 2D SSIM instead of failing.
+double ssim3d(const at::Tensor& x, const at::Tensor& y, const SsimOptions& options = {});
+// One SSIM per sample of [B, C, D, H, W] inputs.
+std::vector<double> ssim3d_per_sample(const at::Tensor& x, const at::Tensor& y, const SsimOptions& options = {});
+
+// The window ssim3d uses for a volume of size (d, h, w), per axis.
+std::array<std::int64_t, 3> ssim_window(const std::array<std::int64_t, 3>& size, const SsimOptions& options);
+
+}  // namespace medsynth

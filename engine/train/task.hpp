@@ -1,0 +1,60 @@
+// A task plugs a model family into the one Trainer (trainer.hpp): the trainer
+// owns the loop, AMP, accumulation, clipping, the NaN guard, checkpoints,
+// events and (later) distributed sync; a task owns its modules, its losses and
+// its validation. No task writes its own loop.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+#include <torch/nn/module.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "volume/volume.hpp"
+
+namespace medsynth {
+
+class VolumeDataset;
+
+// A module that the checkpoint stores under `name.` + its parameter names.
+struct NamedModule {
+  std::string name;
+  std::shared_ptr<torch::nn::Module> module;
+};
+
+// One optimizer group: the modules it updates and whether it runs at a step.
+struct OptimizerGroup {
+  std::string name;                            // "generator", "discriminator"
+  std::vector<at::Tensor> parameters;
+  std::vector<std::string> parameter_names;    // checkpoint names, same order
+  double lr_multiplier = 1.0;
+};
+
+struct ValidationResult {
+  std::map<std::string, double> metrics;       // "val/psnr", "val/ssim", ...
+  std::vector<std::pair<std::string, Volume>> outputs;  // (file stem, volume) to write
+};
+
+class Task {
+ public:
+  virtual ~Task() = default;
+  virtual std::string name() const = 0;
+  virtual std::vector<NamedModule> modules() = 0;
+  virtual std::vector<OptimizerGroup> optimizer_groups() = 0;
+  virtual bool group_active(std::size_t group, int step) const = 0;
+  // Forward and loss of one micro-batch for one group; `terms` receives named
+  // loss parts for logging ("train/recon_loss", ...). Groups are called in
+  // order for the same batch, so later groups may reuse earlier outputs.
+  virtual at::Tensor compute_loss(std::size_t group, const at::Tensor& batch, int step,
+                                  std::map<std::string, double>& terms) = 0;
+  // Validation on held-out volumes; `keep_outputs` volumes are returned for writing.
+  virtual ValidationResult validate(const VolumeDataset& dataset, int max_volumes, int keep_outputs) = 0;
+  virtual void to(const c10::Device& device) = 0;
+  virtual void train_mode(bool on) = 0;
+  // The name of the main metric's loss for logs ("train/loss" is always the total of group 0).
+};
+
+}  // namespace medsynth

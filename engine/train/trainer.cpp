@@ -1,0 +1,396 @@
+#include "train/trainer.hpp"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/cuda.h>
+#include <torch/nn/utils/clip_grad.h>
+#include <torch/optim/adamw.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "config/job_loader.hpp"
+#include "core/error.hpp"
+#include "data/batch_loader.hpp"
+#include "data/volume_dataset.hpp"
+#include "events/event_writer.hpp"
+#include "events/progress_bar.hpp"
+#include "events/run_logger.hpp"
+#include "events/tensorboard_writer.hpp"
+#include "train/autocast_scope.hpp"
+#include "train/autoencoder_task.hpp"
+#include "train/checkpoint_store.hpp"
+#include "train/loss_scaler.hpp"
+#include "train/lr_schedule.hpp"
+#include "train/training_state.hpp"
+#include "volume/volume_io.hpp"
+
+namespace medsynth {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+c10::Device choose_device(const std::string& requested, int local_rank) {
+  const bool cuda = torch::cuda::is_available();
+  if (requested == "cuda" && !cuda) throw UsageError("training.device: cuda requested but no CUDA device is available");
+  if (requested == "cuda" || (requested == "auto" && cuda))
+    return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(local_rank % std::max<int>(1, static_cast<int>(torch::cuda::device_count()))));
+  return c10::Device(c10::kCPU);
+}
+
+// The layout measured faster in docs/performance.md for this device and precision.
+at::MemoryFormat resolve_memory_format(const std::string& requested, bool amp, const c10::Device& device) {
+  if (requested == "channels_last_3d") return at::MemoryFormat::ChannelsLast3d;
+  if (requested == "contiguous" || device.is_cuda() || amp) return at::MemoryFormat::Contiguous;
+  return at::MemoryFormat::ChannelsLast3d;
+}
+
+void apply_memory_format(Task& task, at::MemoryFormat format) {
+  if (format == at::MemoryFormat::Contiguous) return;
+  for (const auto& m : task.modules())
+    for (auto& p : m.module->parameters())
+      if (p.dim() == 5) p.set_data(p.data().contiguous(format));
+}
+
+std::unique_ptr<Task> make_task(const JobSpec& job) {
+  if (job.task == "autoencoder") return std::make_unique<AutoencoderTask>(job);
+  throw UsageError("task: '" + job.task + "' is not supported by this engine yet");
+}
+
+// The loop's state that is not in the checkpoint format's objects.
+struct Session {
+  const JobSpec& job;
+  const TrainerOptions& options;
+  c10::Device device{c10::kCPU};
+  std::unique_ptr<EventWriter> events;
+  std::unique_ptr<RunLogger> logger;
+  std::unique_ptr<ProgressBar> bar;
+  std::unique_ptr<Task> task;
+  std::vector<OptimizerSlot> optimizers;
+  std::unique_ptr<CheckpointStore> store;
+  LossScaler scaler;
+  TrainingProgress progress;
+  CheckpointIdentity identity;
+  LrScheduleOptions schedule;
+  int total_steps = 0;
+  bool rank0 = true;
+
+  Session(const JobSpec& j, const TrainerOptions& o) : job(j), options(o) {}
+
+  void info(const std::string& m) { logger->info(m); }
+  void warn(const std::string& m) { logger->warn(m); }
+
+  void metric(const std::string& name, double value) {
+    if (events) events->metric(progress.step, name, value);
+  }
+
+  double current_lr() const { return learning_rate_at(schedule, progress.step) * progress.lr_factor; }
+
+  std::string save_last() {
+    progress.scaler_scale = scaler.scale();
+    progress.scaler_growth_tracker = scaler.growth_tracker();
+    auto file = capture_training_state(*task, optimizers, progress, identity);
+    std::string path = store->save_last(file);
+    if (events) events->checkpoint(path, progress.step, CheckpointKind::last);
+    return path;
+  }
+
+  void save_checkpoints(const std::map<std::string, double>& metrics) {
+    if (!rank0) return;
+    progress.scaler_scale = scaler.scale();
+    progress.scaler_growth_tracker = scaler.growth_tracker();
+    auto file = capture_training_state(*task, optimizers, progress, identity);
+    std::string path = store->save_last(file);
+    if (events) events->checkpoint(path, progress.step, CheckpointKind::last);
+    auto it = metrics.find(job.checkpoint.metric);
+    if (it != metrics.end()) {
+      if (auto best = store->offer_best(file, it->second, progress.step))
+        if (events) events->checkpoint(*best, progress.step, CheckpointKind::best, job.checkpoint.metric, it->second);
+    }
+  }
+
+  std::map<std::string, double> validate(const VolumeDataset& val, int keep_outputs, bool write_outputs) {
+    auto started = Clock::now();
+    ValidationResult r = task->validate(val, job.training.val_max_volumes, keep_outputs);
+    for (const auto& [name, value] : r.metrics) metric(name, value);
+    progress.last_metrics = r.metrics;
+    std::string line = "validation at step " + std::to_string(progress.step) + ":";
+    for (const auto& [name, value] : r.metrics) line += " " + name + "=" + std::to_string(value);
+    info(line + " (" + std::to_string(std::chrono::duration<double>(Clock::now() - started).count()) + " s)");
+    if (write_outputs && rank0) {
+      for (const auto& [stem, volume] : r.outputs) {
+        const std::string path = options.run.output_dir() + "/" + stem + ".nii.gz";
+        write_volume(volume, path);
+        if (events) events->artifact(path, "reconstruction", progress.step);
+      }
+    }
+    return r.metrics;
+  }
+
+  void rollback() {
+    const std::string path = store->last_path();
+    TensorFile file = read_tensor_file(path);
+    const double factor = progress.lr_factor * job.training.nan_lr_factor;
+    const int rollbacks = progress.rollbacks + 1;
+    progress = restore_training_state(*task, optimizers, file, path);
+    progress.lr_factor = factor;
+    progress.rollbacks = rollbacks;
+    scaler.restore(progress.scaler_scale, progress.scaler_growth_tracker);
+    warn("rolled back to " + path + " (step " + std::to_string(progress.step) + "), learning rate now x" + std::to_string(factor));
+    if (events) events->checkpoint(path, progress.step, CheckpointKind::rollback);
+  }
+};
+
+}  // namespace
+
+TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
+  Session s(job, options);
+  s.rank0 = options.rank == 0;
+  s.logger = std::make_unique<RunLogger>(RunLoggerOptions{.path = options.run.rank_log(options.rank),
+                                                          .rank = options.rank,
+                                                          .stderr_level = options.quiet ? LogLevel::warn : LogLevel::info});
+  if (s.rank0) {
+    s.events = std::make_unique<EventWriter>(
+        EventWriterOptions{.path = options.run.events_file(), .rank = options.rank, .echo_stdout = options.json_stdout});
+    if (job.output.tensorboard) s.events->attach_tensorboard(std::make_shared<TensorBoardWriter>(options.run.tensorboard_dir()));
+    s.logger->attach_events(s.events.get());
+  }
+  const auto started = Clock::now();
+  try {
+    if (job.training.num_threads > 0) at::set_num_threads(job.training.num_threads);
+    at::manual_seed(static_cast<uint64_t>(job.training.base_seed + options.rank));
+    s.device = choose_device(job.training.device, options.rank);
+
+    VolumeDataset train_set(job.data, "train", job.training.base_seed);
+    VolumeDataset val_set(job.data, "val", job.training.base_seed);
+    LoaderOptions lo;
+    lo.batch_size = job.training.batch_size;
+    lo.patch_size = job.data.patch_size;
+    lo.random_flip = job.data.random_flip;
+    lo.shuffle = true;
+    lo.drop_last = true;
+    lo.base_seed = static_cast<std::uint64_t>(job.training.base_seed);
+    lo.rank = options.rank;
+    lo.world_size = options.world_size;
+    lo.num_workers = job.data.num_workers;
+    lo.prefetch = job.data.prefetch;
+    BatchLoader loader(train_set, lo);
+    const int accum = job.training.gradient_accumulation_steps;
+    const int steps_per_epoch = static_cast<int>(loader.batches_per_epoch()) / accum;
+    if (steps_per_epoch < 1)
+      throw UsageError("training: " + std::to_string(loader.batches_per_epoch()) + " batches per epoch cannot fill one optimizer step of " +
+                       std::to_string(accum) + " accumulation steps; lower training.batch_size or gradient_accumulation_steps or add data");
+    s.total_steps = job.training.max_steps > 0 ? job.training.max_steps : job.training.epochs * steps_per_epoch;
+
+    s.task = make_task(job);
+    s.task->to(s.device);
+    const at::MemoryFormat memory_format = resolve_memory_format(job.training.memory_format, job.training.amp, s.device);
+    apply_memory_format(*s.task, memory_format);
+    s.task->train_mode(true);
+    for (auto& group : s.task->optimizer_groups()) {
+      torch::optim::AdamWOptions ao(job.training.lr * group.lr_multiplier);
+      ao.betas({job.training.betas[0], job.training.betas[1]}).weight_decay(job.training.weight_decay);
+      OptimizerSlot slot{group, nullptr};
+      slot.optimizer = std::make_unique<torch::optim::AdamW>(group.parameters, ao);
+      s.optimizers.push_back(std::move(slot));
+    }
+    const bool amp = job.training.amp;
+    s.scaler = LossScaler(LossScalerOptions{.enabled = amp && s.device.is_cuda()});
+    s.schedule = {job.training.lr, job.training.warmup_steps, s.total_steps, job.training.lr_schedule, job.training.min_lr_ratio};
+    s.identity = {job.task, model_config_hash(job), job_config_hash(job), job_to_yaml(job)};
+    s.store = std::make_unique<CheckpointStore>(
+        CheckpointStoreOptions{options.run.checkpoints_dir(), job.checkpoint.keep_best, job.checkpoint.metric, job.checkpoint.mode});
+
+    if (!options.resume_from.empty()) {
+      TensorFile file = read_tensor_file(options.resume_from);
+      check_checkpoint_identity(file, options.resume_from, s.identity);
+      s.progress = restore_training_state(*s.task, s.optimizers, file, options.resume_from);
+      s.scaler.restore(s.progress.scaler_scale, s.progress.scaler_growth_tracker);
+      s.info("resumed from " + options.resume_from + " at step " + std::to_string(s.progress.step));
+    } else if (s.rank0) {
+      s.save_last();  // the NaN guard's rollback target before the first validation
+    }
+
+    const int64_t voxels_per_batch = static_cast<int64_t>(job.training.batch_size) * job.data.patch_size[0] * job.data.patch_size[1] *
+                                     job.data.patch_size[2];
+    if (s.events) {
+      RunStartedEvent e;
+      e.run_dir = options.run.root;
+      e.job_name = job.name;
+      e.task = job.task;
+      e.config_hash = s.identity.config_hash;
+      e.world_size = options.world_size;
+      e.effective_batch = static_cast<std::int64_t>(job.training.batch_size) * options.world_size * accum;
+      e.total_steps = s.total_steps;
+      e.device = s.device.str();
+      e.extra = {{"amp", amp},
+                 {"memory_format", memory_format == at::MemoryFormat::ChannelsLast3d ? "channels_last_3d" : "contiguous"},
+                 {"threads", at::get_num_threads()},
+                 {"train_volumes", train_set.size()},
+                 {"val_volumes", val_set.size()},
+                 {"resumed_from", options.resume_from},
+                 {"model_hash", s.identity.model_hash}};
+      s.events->run_started(e);
+    }
+    s.info("training " + job.task + " on " + s.device.str() + " for " + std::to_string(s.total_steps) + " steps (" +
+           std::to_string(train_set.size()) + " train / " + std::to_string(val_set.size()) + " val volumes, " +
+           std::to_string(at::get_num_threads()) + " threads)");
+    if (options.progress_bar && !options.quiet) s.bar = std::make_unique<ProgressBar>();
+    if (s.bar) s.logger->attach_progress_bar(s.bar.get());
+
+    TrainResult result;
+    std::set<int> pending_nan = options.inject_nan_at_steps;
+    int consecutive_bad = 0;
+    double window_loss = 0;
+    int window_steps = 0;
+    auto window_start = Clock::now();
+    bool validated_at_end = false;
+
+    while (s.progress.step < s.total_steps) {
+      loader.start_epoch(s.progress.epoch, s.progress.batch_in_epoch);
+      bool restart_epoch = false;
+      while (s.progress.step < s.total_steps && s.progress.batch_in_epoch + accum <= steps_per_epoch * accum) {
+        std::map<std::string, double> terms;
+        double step_loss = 0;
+        bool finite = true;
+        const bool inject = pending_nan.erase(s.progress.step) > 0;
+        for (int micro = 0; micro < accum; ++micro) {
+          auto batch = loader.next();
+          if (!batch) throw RuntimeError("data loader ended early in epoch " + std::to_string(s.progress.epoch));
+          at::Tensor images = batch->images.to(s.device).contiguous(memory_format);
+          for (std::size_t g = 0; g < s.optimizers.size(); ++g) {
+            if (!s.task->group_active(g, s.progress.step)) continue;
+            at::Tensor loss;
+            {
+              AutocastScope autocast(amp, s.device.type());
+              loss = s.task->compute_loss(g, images, s.progress.step, terms);
+            }
+            if (inject && g == 0) loss = loss * std::nan("");
+            const double value = loss.item<double>();
+            if (!std::isfinite(value)) finite = false;
+            if (g == 0) step_loss += value / accum;
+            s.scaler.scale_loss(loss / accum).backward();
+          }
+        }
+        s.progress.batch_in_epoch += accum;
+        for (std::size_t g = 0; g < s.optimizers.size() && finite; ++g)
+          if (s.task->group_active(g, s.progress.step)) finite = s.scaler.unscale_and_check(s.optimizers[g].group.parameters);
+        s.scaler.update(finite);
+        if (!finite) {
+          for (auto& slot : s.optimizers) slot.optimizer->zero_grad();
+          ++consecutive_bad;
+          ++result.skipped_steps;
+          s.warn("non-finite loss or gradients at step " + std::to_string(s.progress.step) + ": step skipped (" +
+                 std::to_string(consecutive_bad) + "/" + std::to_string(job.training.nan_max_bad_steps) + ")");
+          s.metric("train/skipped_steps", result.skipped_steps);
+          if (consecutive_bad >= job.training.nan_max_bad_steps) {
+            if (s.progress.rollbacks >= 5) throw RuntimeError("training diverged: non-finite losses persist after 5 rollbacks");
+            s.rollback();
+            consecutive_bad = 0;
+            restart_epoch = true;
+            break;
+          }
+          continue;
+        }
+        consecutive_bad = 0;
+        const double lr = s.current_lr();
+        for (std::size_t g = 0; g < s.optimizers.size(); ++g) {
+          if (!s.task->group_active(g, s.progress.step)) continue;
+          auto& slot = s.optimizers[g];
+          if (job.training.grad_clip_norm > 0) torch::nn::utils::clip_grad_norm_(slot.group.parameters, job.training.grad_clip_norm);
+          for (auto& pg : slot.optimizer->param_groups()) pg.options().set_lr(lr * slot.group.lr_multiplier);
+          slot.optimizer->step();
+          slot.optimizer->zero_grad();
+        }
+        ++s.progress.step;
+        window_loss += step_loss;
+        ++window_steps;
+
+        const bool last_step = s.progress.step == s.total_steps;
+        if (s.progress.step % job.output.log_every_steps == 0 || last_step) {
+          const double seconds = std::chrono::duration<double>(Clock::now() - window_start).count();
+          const double mean_loss = window_loss / window_steps;
+          s.metric("train/loss", mean_loss);
+          for (const auto& [name, value] : terms) s.metric(name, value / accum);
+          s.metric("lr", lr);
+          const double vox_per_s = seconds > 0 ? voxels_per_batch * accum * window_steps / seconds : 0;
+          s.metric("throughput/vox_per_s", vox_per_s);
+          const double eta = seconds / window_steps * (s.total_steps - s.progress.step);
+          if (s.events)
+            s.events->progress(s.progress.step, s.total_steps, s.progress.epoch, (s.total_steps + steps_per_epoch - 1) / steps_per_epoch,
+                               seconds > 0 ? job.training.batch_size * accum * window_steps / seconds : 0, eta);
+          result.final_train_loss = mean_loss;
+          window_loss = 0;
+          window_steps = 0;
+          window_start = Clock::now();
+        }
+        if (s.bar) {
+          ProgressState state;
+          state.step = s.progress.step;
+          state.total_steps = s.total_steps;
+          state.epoch = s.progress.epoch;
+          state.epochs = (s.total_steps + steps_per_epoch - 1) / steps_per_epoch;
+          state.loss = step_loss;
+          s.bar->update(state);
+        }
+
+        const bool validate_now = (job.training.val_every_steps > 0 && s.progress.step % job.training.val_every_steps == 0) || last_step;
+        if (validate_now && s.rank0) {
+          auto metrics = s.validate(val_set, job.output.save_reconstructions, last_step);
+          s.save_checkpoints(metrics);
+          validated_at_end = last_step;
+          window_start = Clock::now();
+        } else if (job.checkpoint.every_steps > 0 && s.progress.step % job.checkpoint.every_steps == 0 && s.rank0) {
+          s.save_last();
+        }
+        const int signal = options.stop_signal ? options.stop_signal->load() : 0;
+        if (signal != 0 || s.progress.step == options.stop_after_step) {
+          if (s.bar) s.bar->finish();
+          const std::string path = s.rank0 ? s.save_last() : std::string();
+          throw Interrupted("stopped" + (signal ? " by signal " + std::to_string(signal) : std::string()) + " at step " +
+                            std::to_string(s.progress.step) + "; checkpoint " + path);
+        }
+      }
+      if (restart_epoch) continue;
+      if (s.progress.step < s.total_steps) {
+        ++s.progress.epoch;
+        s.progress.batch_in_epoch = 0;
+      }
+    }
+    if (s.bar) s.bar->finish();
+    if (!validated_at_end && s.rank0) {  // resumed at the end, or zero steps left
+      auto metrics = s.validate(val_set, job.output.save_reconstructions, true);
+      s.save_checkpoints(metrics);
+    }
+    result.final_metrics = s.progress.last_metrics;
+    result.steps = s.progress.step;
+    result.rollbacks = s.progress.rollbacks;
+    result.last_checkpoint = s.store->last_path();
+    if (!s.store->best().empty()) result.best_checkpoint = s.store->best().front().path;
+    if (s.events) {
+      s.events->run_finished("completed", result.final_metrics, std::chrono::duration<double>(Clock::now() - started).count());
+    }
+    s.info("run finished after " + std::to_string(result.steps) + " steps; checkpoints in " + options.run.checkpoints_dir());
+    return result;
+  } catch (const Interrupted& e) {
+    if (s.events) s.events->run_finished("stopped", s.progress.last_metrics,
+                                          std::chrono::duration<double>(Clock::now() - started).count());
+    s.logger->warn(e.what());
+    throw;
+  } catch (const Error& e) {
+    if (s.bar) s.bar->finish();
+    if (s.events) s.events->run_failed(e.kind(), e.what(), e.kind() == ErrorKind::data ? 3 : e.kind() == ErrorKind::usage ? 2 : 1);
+    s.logger->error(e.what());
+    throw;
+  } catch (const std::exception& e) {
+    if (s.bar) s.bar->finish();
+    if (s.events) s.events->run_failed(ErrorKind::runtime, e.what(), 1);
+    s.logger->error(e.what());
+    throw RuntimeError(e.what());
+  }
+}
+
+}  // namespace medsynth

@@ -1,0 +1,48 @@
+// The one training loop every task runs in (ARCHITECTURE.md "train/"): AdamW
+// per optimizer group, warm-up + cosine LR, gradient accumulation, clipping,
+// AMP (bf16 autocast on CPU; fp16 + dynamic loss scaling on CUDA), the NaN
+// guard (skip a non-finite step; after K in a row roll back to the last good
+// checkpoint with the LR scaled down), validation every N steps, atomic
+// checkpoints (last + best k) with full resume, and the event stream.
+// Called by the CLI's train verb and by tests. Rank 0 writes events and checkpoints.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <set>
+#include <string>
+
+#include "config/job_spec.hpp"
+#include "run/run_directory.hpp"
+
+namespace medsynth {
+
+struct TrainerOptions {
+  RunDirectory run;                   // already created (create_run_directory / open_run_directory)
+  int rank = 0;
+  int world_size = 1;
+  bool json_stdout = false;           // echo events to stdout (--json)
+  bool progress_bar = true;           // a bar on stderr when it is a terminal
+  bool quiet = false;                 // only warnings and errors on stderr
+  std::string resume_from;            // checkpoint to resume from ("" = fresh start)
+  std::set<int> inject_nan_at_steps;  // test hook: make the loss NaN at these optimizer steps (once each)
+  const std::atomic<int>* stop_signal = nullptr;  // non-zero: save a checkpoint and stop (SIGINT/SIGTERM)
+  int stop_after_step = -1;           // test hook: behave as if signalled once this step is done
+};
+
+struct TrainResult {
+  std::map<std::string, double> final_metrics;
+  int steps = 0;
+  int rollbacks = 0;
+  int skipped_steps = 0;
+  std::string last_checkpoint;
+  std::string best_checkpoint;
+  double final_train_loss = 0.0;      // mean loss of the last logged window
+};
+
+// Throws medsynth::Error subclasses (DataError for bad volumes, UsageError for
+// a foreign checkpoint, Interrupted after a stop signal once the checkpoint is
+// written, RuntimeError otherwise). Emits run_failed before rethrowing.
+TrainResult run_training(const JobSpec& job, const TrainerOptions& options);
+
+}  // namespace medsynth

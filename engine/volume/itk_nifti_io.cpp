@@ -1,0 +1,100 @@
+// NIfTI through ITK's NiftiImageIO, set explicitly on the reader and writer:
+// no IO factory registration is needed (ITK_USE_FILE stays out of the build),
+// and no other format can be picked up by accident.
+#include <itkImage.h>
+#include <itkImageFileReader.h>
+#include <itkImageFileWriter.h>
+#include <itkNiftiImageIO.h>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "core/error.hpp"
+#include "volume/itk_volume_io.hpp"
+
+namespace medsynth::itk_detail {
+namespace {
+
+using FloatImage = itk::Image<float, 3>;
+
+std::string itk_reason(const itk::ExceptionObject& e) {
+  std::string text = e.GetDescription();
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text.empty() ? std::string("unknown ITK error") : text;
+}
+
+}  // namespace
+
+Volume read_nifti(const std::string& path) {
+  try {
+    auto io = itk::NiftiImageIO::New();
+    // The guard already refuses Analyze headers; this keeps ITK from ever
+    // reinterpreting one should a file change between check and read.
+    io->SetLegacyAnalyze75Mode(itk::NiftiImageIOEnums::Analyze75Flavor::AnalyzeReject);
+    auto reader = itk::ImageFileReader<FloatImage>::New();
+    reader->SetImageIO(io);
+    reader->SetFileName(path);
+    reader->Update();
+    if (io->GetNumberOfComponents() != 1)
+      throw DataError(path, "has " + std::to_string(io->GetNumberOfComponents()) +
+                                " components per voxel; only scalar volumes are read");
+
+    const FloatImage* image = reader->GetOutput();
+    const auto region = image->GetLargestPossibleRegion();
+    Volume volume;
+    for (unsigned i = 0; i < 3; ++i) {
+      volume.size[i] = region.GetSize()[i];
+      volume.spacing[i] = image->GetSpacing()[i];
+      volume.origin[i] = image->GetOrigin()[i];
+      for (unsigned j = 0; j < 3; ++j) volume.direction[i * 3 + j] = image->GetDirection()[i][j];
+    }
+    const float* data = image->GetBufferPointer();
+    volume.voxels.assign(data, data + volume.voxel_count());
+    return volume;
+  } catch (const Error&) {
+    throw;
+  } catch (const itk::ExceptionObject& e) {
+    throw DataError(path, "ITK cannot read it: " + itk_reason(e));
+  } catch (const std::bad_alloc&) {
+    throw DataError(path, "out of memory while reading it");
+  } catch (const std::exception& e) {
+    throw DataError(path, std::string("cannot read it: ") + e.what());
+  }
+}
+
+void write_nifti(const Volume& volume, const std::string& path) {
+  try {
+    auto image = FloatImage::New();
+    FloatImage::RegionType region;
+    FloatImage::SpacingType spacing;
+    FloatImage::PointType origin;
+    FloatImage::DirectionType direction;
+    for (unsigned i = 0; i < 3; ++i) {
+      region.SetSize(i, volume.size[i]);
+      spacing[i] = volume.spacing[i];
+      origin[i] = volume.origin[i];
+      for (unsigned j = 0; j < 3; ++j) direction[i][j] = volume.direction[i * 3 + j];
+    }
+    image->SetRegions(region);
+    image->SetSpacing(spacing);
+    image->SetOrigin(origin);
+    image->SetDirection(direction);
+    // Borrow the volume's buffer instead of copying it: the writer only reads.
+    image->GetPixelContainer()->SetImportPointer(const_cast<float*>(volume.voxels.data()),
+                                                 volume.voxels.size(), false);
+
+    auto io = itk::NiftiImageIO::New();
+    auto writer = itk::ImageFileWriter<FloatImage>::New();
+    writer->SetImageIO(io);
+    writer->SetFileName(path);
+    writer->SetInput(image);
+    writer->Update();
+  } catch (const itk::ExceptionObject& e) {
+    throw RuntimeError(path + ": ITK cannot write it: " + itk_reason(e));
+  } catch (const std::bad_alloc&) {
+    throw RuntimeError(path + ": out of memory while writing it");
+  }
+}
+
+}  // namespace medsynth::itk_detail

@@ -1,0 +1,46 @@
+// Reading and writing volumes: NIfTI-1 (.nii, .nii.gz) files and DICOM series
+// folders in, NIfTI out. Called by the engine's datasets, by `generate` to
+// save samples, and by the GUI's viewer (which links medsynth_volume but not
+// LibTorch). ITK does the decoding, behind this header: no ITK type leaks out.
+// Every unusable input becomes a DataError naming the file; files are checked
+// by the NIfTI header guard before ITK sees them, because ITK 5.2 accepts
+// truncated or absurd headers silently (docs: shared/design/PLATFORM-NOTES.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "volume/volume.hpp"
+
+namespace medsynth {
+
+// Limits that keep a hostile or broken file from exhausting memory. The caps
+// are checked against what a header declares, before anything is allocated.
+struct VolumeReadOptions {
+  std::uint64_t max_voxels = 512ull * 512 * 1024;  // 256 Mi voxels = 1 GiB as float
+  std::uint64_t max_bytes = 4ull << 30;            // voxel data as stored in the file
+  // NaN/Inf voxels -> DataError. When false, a NIfTI file's NaN/Inf come back
+  // as 0 (niftilib inside ITK zeroes them) and a warning says how many.
+  bool reject_non_finite = true;
+};
+
+// Reads a 3D scalar volume as float, geometry as ITK reports it (LPS):
+//  - "x.nii" or "x.nii.gz": checked by check_nifti_file, then read by ITK;
+//  - a folder: the first DICOM series in it (GDCM), voxel count capped.
+// A 4D NIfTI whose extra axes all have length 1 is read as 3D.
+// Throws DataError(path, reason) for anything it cannot use. Lenient findings
+// (qform/sform disagreeing) go to *warnings when given; they are not errors.
+Volume read_volume(const std::string& path, const VolumeReadOptions& options = {},
+                   std::vector<std::string>* warnings = nullptr);
+
+// Writes float32 NIfTI (".nii" or ".nii.gz", chosen by the name), geometry kept.
+// Atomic: a temp file beside the target is written, fsynced and renamed, so a
+// reader never sees a half-written file and an existing file is replaced whole.
+// Throws RuntimeError naming the path on any failure (bad volume, bad name, I/O).
+void write_volume(const Volume& volume, const std::string& path);
+
+// One line for logs: "64x64x32 voxels, spacing 1x1x2.5 mm, range [-1, 3.5]".
+std::string describe_volume(const Volume& volume);
+
+}  // namespace medsynth

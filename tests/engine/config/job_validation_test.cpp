@@ -1,0 +1,193 @@
+// validate_job(): semantic rules on typed jobs, and the data-path checks.
+#include <cmath>
+#include <filesystem>
+#include <functional>
+
+#include <gtest/gtest.h>
+
+#include "config/job_loader.hpp"
+#include "config_test_util.hpp"
+#include "support/temp_dir.hpp"
+
+namespace medsynth {
+namespace {
+
+using test::has_error;
+using test::reason_for;
+
+TEST(JobValidation, DefaultJobIsValid) {
+  const auto errors = validate_job(JobSpec{});
+  EXPECT_TRUE(errors.empty()) << format_errors(errors);
+}
+
+struct Rule {
+  const char* name;
+  std::function<void(JobSpec&)> change;
+  const char* path;
+  const char* reason_part;
+};
+
+// Each rule breaks one thing in an otherwise valid job and expects exactly that path.
+class JobValidationRule : public ::testing::TestWithParam<Rule> {};
+
+TEST_P(JobValidationRule, ReportsThePathAndReason) {
+  const Rule& rule = GetParam();
+  JobSpec job;
+  rule.change(job);
+  const auto errors = validate_job(job);
+  EXPECT_TRUE(has_error(errors, rule.path, rule.reason_part)) << "got:\n" << format_errors(errors);
+}
+
+const Rule k_rules[] = {
+    {"batch_size", [](JobSpec& j) { j.training.batch_size = 0; }, "training.batch_size", "must be >= 1 (got 0)"},
+    {"accumulation", [](JobSpec& j) { j.training.gradient_accumulation_steps = 0; }, "training.gradient_accumulation_steps", ">= 1"},
+    {"lr_zero", [](JobSpec& j) { j.training.lr = 0; }, "training.lr", "must be > 0 (got 0)"},
+    {"lr_nan", [](JobSpec& j) { j.training.lr = std::nan(""); }, "training.lr", "got nan"},
+    {"lr_inf", [](JobSpec& j) { j.training.lr = HUGE_VAL; }, "training.lr", "got inf"},
+    {"epochs", [](JobSpec& j) { j.training.epochs = 0; }, "training.epochs", "unless training.max_steps > 0"},
+    {"cache_rate", [](JobSpec& j) { j.data.cache_rate = -0.1; }, "data.cache_rate", "must be in [0, 1]"},
+    {"val_fraction_0", [](JobSpec& j) { j.data.val_fraction = 0; }, "data.val_fraction", "must be in (0, 1)"},
+    {"val_fraction_1", [](JobSpec& j) { j.data.val_fraction = 1; }, "data.val_fraction", "must be in (0, 1)"},
+    {"patch_small", [](JobSpec& j) { j.data.patch_size = {2, 32, 32}; }, "data.patch_size", "must be >= 4"},
+    {"patch_divisible", [](JobSpec& j) { j.data.patch_size = {30, 32, 32}; }, "data.patch_size", "divisible by 4"},
+    {"patch_divisible_deeper",
+     [](JobSpec& j) {
+       j.model.autoencoder.num_channels = {32, 32, 32, 32};
+       j.model.autoencoder.num_res_blocks = {1, 1, 1, 1};
+       j.model.autoencoder.attention_levels = {false, false, false, false};
+       j.data.patch_size = {36, 32, 32};  // 36 % 8 != 0
+     },
+     "data.patch_size", "divisible by 8"},
+    {"res_blocks_len", [](JobSpec& j) { j.model.autoencoder.num_res_blocks = {2, 2}; }, "model.autoencoder.num_res_blocks", "expected 3 values"},
+    {"attention_len", [](JobSpec& j) { j.model.autoencoder.attention_levels = {false}; }, "model.autoencoder.attention_levels", "expected 3 values"},
+    {"groups", [](JobSpec& j) { j.model.autoencoder.num_channels = {64, 100, 256}; }, "model.autoencoder.num_channels", "divisible by norm_num_groups (32)"},
+    {"channels_empty",
+     [](JobSpec& j) {
+       j.model.autoencoder.num_channels.clear();
+     },
+     "model.autoencoder.num_channels", "at least one level"},
+    {"latent", [](JobSpec& j) { j.model.autoencoder.latent_channels = 0; }, "model.autoencoder.latent_channels", ">= 1"},
+    {"spatial_dims", [](JobSpec& j) { j.model.autoencoder.spatial_dims = 2; }, "model.autoencoder.spatial_dims", "only 3"},
+    {"kl_weight", [](JobSpec& j) { j.loss.kl_weight = -1; }, "loss.kl_weight", ">= 0"},
+    {"logvar_clamp", [](JobSpec& j) { j.loss.logvar_clamp = {5, -5}; }, "loss.logvar_clamp", "below the second"},
+    {"perceptual", [](JobSpec& j) { j.loss.perceptual_weight = 0.5; }, "loss.perceptual_weight", "no perceptual network ships with medsynth"},
+    {"recon_loss", [](JobSpec& j) { j.loss.recon_loss = "l3"; }, "loss.recon_loss", "must be one of l1, l2 (got \"l3\")"},
+    {"lr_schedule", [](JobSpec& j) { j.training.lr_schedule = "cosin"; }, "training.lr_schedule", "did you mean 'cosine'"},
+    {"device", [](JobSpec& j) { j.training.device = "gpu"; }, "training.device", "must be one of auto, cpu, cuda"},
+    {"memory_format", [](JobSpec& j) { j.training.memory_format = "nhwc"; }, "training.memory_format", "channels_last_3d"},
+    {"checkpoint_mode", [](JobSpec& j) { j.checkpoint.mode = "maximum"; }, "checkpoint.mode", "must be one of max, min"},
+    {"keep_best", [](JobSpec& j) { j.checkpoint.keep_best = 0; }, "checkpoint.keep_best", ">= 1"},
+    {"task_later", [](JobSpec& j) { j.task = "ldm"; }, "task", "not supported yet: ldm, vqgan, survival arrive with later releases"},
+    {"task_unknown", [](JobSpec& j) { j.task = "autoencodr"; }, "task", "did you mean 'autoencoder'"},
+    {"phantom_vs_patch", [](JobSpec& j) { j.data.phantom_size = {16, 64, 64}; }, "data.phantom_size", "at least data.patch_size"},
+    {"num_train", [](JobSpec& j) { j.data.num_train = 0; }, "data.num_train", ">= 1"},
+    {"num_val", [](JobSpec& j) { j.data.num_val = 0; }, "data.num_val", ">= 1"},
+    {"ct_window", [](JobSpec& j) { j.data.ct_window = {100, -100}; }, "data.ct_window", "low must be below high"},
+    {"percentiles", [](JobSpec& j) { j.data.mri_percentiles = {50, 101}; }, "data.mri_percentiles", "0 <= low < high <= 100"},
+    {"noise", [](JobSpec& j) { j.data.noise_hu = -1; }, "data.noise_hu", ">= 0"},
+    {"target_spacing", [](JobSpec& j) { j.data.target_spacing = std::array<double, 3>{1, 0, 1}; }, "data.target_spacing", "> 0"},
+    {"nan_steps", [](JobSpec& j) { j.training.nan_max_bad_steps = 0; }, "training.nan_max_bad_steps", ">= 1"},
+    {"nan_factor", [](JobSpec& j) { j.training.nan_lr_factor = 1.0; }, "training.nan_lr_factor", "must be in (0, 1)"},
+    {"betas", [](JobSpec& j) { j.training.betas = {0.9, 1.0}; }, "training.betas", "[0, 1)"},
+    {"name_slash", [](JobSpec& j) { j.name = "a/b"; }, "name", "run directory"},
+    {"name_empty", [](JobSpec& j) { j.name = ""; }, "name", "must not be empty"},
+    {"log_every", [](JobSpec& j) { j.output.log_every_steps = 0; }, "output.log_every_steps", ">= 1"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Rules, JobValidationRule, ::testing::ValuesIn(k_rules),
+                         [](const ::testing::TestParamInfo<Rule>& info) { return std::string(info.param.name); });
+
+TEST(JobValidation, MaxStepsReplacesEpochs) {
+  JobSpec job;
+  job.training.epochs = 0;
+  job.training.max_steps = 100;
+  EXPECT_TRUE(validate_job(job).empty()) << format_errors(validate_job(job));
+}
+
+TEST(JobValidation, PhantomSizeOnlyMattersForSimulatedData) {
+  test::TempDir dir("config");
+  test::write_bytes(dir / "a.nii.gz", "not checked here");
+  JobSpec job;
+  job.data.phantom_size = {8, 8, 8};
+  job.data.source = DataSource::folder;
+  job.data.path = dir.path().string();
+  EXPECT_TRUE(validate_job(job).empty()) << format_errors(validate_job(job));
+}
+
+TEST(JobValidation, FolderSourceNeedsAPathWithVolumes) {
+  test::TempDir dir("config");
+  JobSpec job;
+  job.data.source = DataSource::folder;
+  EXPECT_EQ(reason_for(validate_job(job), "data.path"), "required when data.source is folder");
+
+  job.data.path = (dir / "missing").string();
+  EXPECT_TRUE(has_error(validate_job(job), "data.path", "no such directory"));
+
+  // A folder with unrelated files only.
+  test::write_bytes(dir / "notes.txt", "x");
+  job.data.path = dir.path().string();
+  EXPECT_EQ(reason_for(validate_job(job), "data.path"),
+            "no .nii/.nii.gz files in " + dir.path().string() + " (nor DICOM subfolders)");
+
+  test::write_bytes(dir / "notes.txt.nii.bak", "x");
+  EXPECT_TRUE(has_error(validate_job(job), "data.path", "no .nii/.nii.gz files"));
+
+  test::write_bytes(dir / "CT_001.NII.GZ", "x");
+  EXPECT_FALSE(has_error(validate_job(job), "data.path")) << format_errors(validate_job(job));
+}
+
+TEST(JobValidation, FolderWithADicomSubfolderIsAccepted) {
+  test::TempDir dir("config");
+  std::filesystem::create_directory(dir / "series1");
+  JobSpec job;
+  job.data.source = DataSource::folder;
+  job.data.path = dir.path().string();
+  test::write_bytes(dir / "series1" / "IM0001", std::string(200, '\0'));  // no DICM marker
+  EXPECT_TRUE(has_error(validate_job(job), "data.path", "no .nii/.nii.gz files"));
+  test::write_bytes(dir / "series1" / "IM0002", std::string(128, '\0') + "DICM" + std::string(64, '\0'));
+  EXPECT_FALSE(has_error(validate_job(job), "data.path")) << format_errors(validate_job(job));
+}
+
+TEST(JobValidation, CsvSourceNeedsAManifestWithAnImageColumn) {
+  test::TempDir dir("config");
+  JobSpec job;
+  job.data.source = DataSource::csv;
+  EXPECT_EQ(reason_for(validate_job(job), "data.path"), "required when data.source is csv");
+  job.data.path = (dir / "list.csv").string();
+  EXPECT_TRUE(has_error(validate_job(job), "data.path", "no such file"));
+  job.data.path = dir.path().string();
+  EXPECT_TRUE(has_error(validate_job(job), "data.path", "not a file"));
+  test::write_bytes(dir / "list.csv", "label,path\n1,a.nii.gz\n");
+  job.data.path = (dir / "list.csv").string();
+  EXPECT_TRUE(has_error(validate_job(job), "data.path", "no \"image\" column"));
+  test::write_bytes(dir / "list.csv", "\xEF\xBB\xBF\"subject\", \"image\"\r\ns1,a.nii.gz\n");
+  EXPECT_FALSE(has_error(validate_job(job), "data.path")) << format_errors(validate_job(job));
+}
+
+TEST(JobValidation, SimulatedSourceIgnoresThePath) {
+  JobSpec job;
+  job.data.path = "/definitely/not/there";
+  EXPECT_TRUE(validate_job(job).empty()) << format_errors(validate_job(job));
+}
+
+TEST(JobValidation, ResumeMustBeAutoOrAnExistingFile) {
+  test::TempDir dir("config");
+  JobSpec job;
+  job.checkpoint.resume = "auto";
+  EXPECT_TRUE(validate_job(job).empty());
+  job.checkpoint.resume = (dir / "last.pt").string();
+  EXPECT_TRUE(has_error(validate_job(job), "checkpoint.resume", "no such checkpoint file"));
+  test::write_bytes(dir / "last.pt", "x");
+  EXPECT_TRUE(validate_job(job).empty()) << format_errors(validate_job(job));
+}
+
+TEST(JobValidation, LoaderReportsFolderWithoutVolumes) {
+  test::TempDir dir("config");
+  const auto errors = test::errors_of_text("data:\n  source: folder\n  path: " + dir.path().string() + "\n");
+  EXPECT_EQ(reason_for(errors, "data.path"), "no .nii/.nii.gz files in " + dir.path().string() + " (nor DICOM subfolders)");
+  const auto no_path = test::errors_of_text("data:\n  source: folder\n");
+  EXPECT_EQ(reason_for(no_path, "data.path"), "required when data.source is folder");
+}
+
+}  // namespace
+}  // namespace medsynth

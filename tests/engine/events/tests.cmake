@@ -1,0 +1,10 @@
+# Tests of engine/events: event stream, TensorBoard files, progress bar, logger.
+medsynth_add_test(NAME events_test
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/crc32c_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/tensorboard_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/event_writer_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/progress_bar_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/run_logger_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)

@@ -1,0 +1,23 @@
+# Tests of engine/models and of the losses and image metrics in engine/train.
+medsynth_add_test(NAME models_autoencoder_kl_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/autoencoder_kl_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
+medsynth_add_test(NAME models_patch_discriminator_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/patch_discriminator_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
+medsynth_add_test(NAME models_losses_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/losses_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
+medsynth_add_test(NAME models_image_metrics_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/image_metrics_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
+# Parity with MONAI: reference weights and outputs written by data/make_monai_reference.py.
+medsynth_add_test(NAME models_monai_parity_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/monai_parity_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)
+target_compile_definitions(models_monai_parity_test PRIVATE MEDSYNTH_MODELS_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
