@@ -210,8 +210,6 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
       s.progress = restore_training_state(*s.task, s.optimizers, file, options.resume_from);
       s.scaler.restore(s.progress.scaler_scale, s.progress.scaler_growth_tracker);
       s.info("resumed from " + options.resume_from + " at step " + std::to_string(s.progress.step));
-    } else if (s.rank0) {
-      s.save_last();  // the NaN guard's rollback target before the first validation
     }
 
     const int64_t voxels_per_batch = static_cast<int64_t>(job.training.batch_size) * job.data.patch_size[0] * job.data.patch_size[1] *
@@ -235,6 +233,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
                  {"model_hash", s.identity.model_hash}};
       s.events->run_started(e);
     }
+    if (options.resume_from.empty() && s.rank0) s.save_last();  // the NaN guard's rollback target before the first validation
     s.info("training " + job.task + " on " + s.device.str() + " for " + std::to_string(s.total_steps) + " steps (" +
            std::to_string(train_set.size()) + " train / " + std::to_string(val_set.size()) + " val volumes, " +
            std::to_string(at::get_num_threads()) + " threads)");

@@ -232,15 +232,20 @@ void Guard::check_vox_offset(const RawHeader& h, const nifti_detail::ByteSource&
 void Guard::check_transforms(const RawHeader& h) {
   info_.qform_code = h.qform_code;
   info_.sform_code = h.sform_code;
-  if (h.qform_code > 0) {
+  // Values past this are no image of a body (1000 km); near FLT_MAX they make
+  // ITK 5.2's NIfTI reader loop forever (found by fuzzing).
+  constexpr double k_limit = 1e9;
+  auto check = [&](double v, const std::string& which, int code) {
+    if (!std::isfinite(v)) fail(which + " (" + which + "_code " + std::to_string(code) + ") holds a non-finite value");
+    if (std::abs(v) > k_limit)
+      fail(which + " holds " + num(v) + ", beyond the plausible limit of " + num(k_limit) + " mm");
+  };
+  if (h.qform_code > 0)
     for (double q : {h.quatern_b, h.quatern_c, h.quatern_d, h.qoffset_x, h.qoffset_y, h.qoffset_z})
-      if (!std::isfinite(q)) fail("qform (qform_code " + std::to_string(h.qform_code) + ") holds a non-finite value");
-  }
-  if (h.sform_code > 0) {
+      check(q, "qform", h.qform_code);
+  if (h.sform_code > 0)
     for (const auto& row : h.srow)
-      for (double s : row)
-        if (!std::isfinite(s)) fail("sform (sform_code " + std::to_string(h.sform_code) + ") holds a non-finite value");
-  }
+      for (double v : row) check(v, "sform", h.sform_code);
   if (h.qform_code > 0 && h.sform_code > 0) {
     const auto d = nifti_detail::compare_qform_sform(h);
     if (d.rotation > 1e-3 || d.scale > 1e-3 || d.offset_mm > 0.1) {

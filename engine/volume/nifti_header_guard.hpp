@@ -13,8 +13,9 @@
 //    than 3 axes, voxel count or byte count over the caps (or overflowing),
 //    unknown datatype, bitpix not matching it, non-scalar datatypes
 //    (complex, RGB, binary), pixdim[1..3] not finite and > 0, scl_slope or
-//    scl_inter not finite, vox_offset NaN/negative/fractional/inside the header/
-//    past the end, malformed extensions, data shorter than declared, a .nii.gz
+//    scl_inter not finite, qform/sform values (when used) not finite or beyond
+//    1e9 (ITK hangs on some near FLT_MAX), vox_offset NaN/negative/fractional/
+//    inside the header/past the end, malformed extensions, data shorter than declared, a .nii.gz
 //    inflating beyond what its header declares (plus k_gzip_slack_bytes), a
 //    corrupt gzip stream, a .nii file that is in fact gzip-compressed, and
 //    NaN/Inf voxels in float data when options.reject_non_finite (niftilib

@@ -77,6 +77,8 @@ TEST(TensorFile, KillDuringWriteLeavesThePreviousCheckpointLoadable) {
   test::TempDir dir("kill");
   const auto path = (dir / "last.safetensors").string();
   write_tensor_file(path, sample_file(1.0f, 1 << 20));
+  // Built before fork: the child must not start ATen's thread pool.
+  const TensorFile replacement = sample_file(2.0f, 1 << 20);
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -84,7 +86,7 @@ TEST(TensorFile, KillDuringWriteLeavesThePreviousCheckpointLoadable) {
     set_tensor_file_write_hook([](std::size_t written) {
       if (written > (2u << 20)) raise(SIGKILL);
     });
-    write_tensor_file(path, sample_file(2.0f, 1 << 20));
+    write_tensor_file(path, replacement);
     _exit(0);
   }
   int status = 0;

@@ -1,3 +1,4 @@
+// ITK-written fixtures for the volume tests (see itk_fixtures.hpp).
 #include "itk_fixtures.hpp"
 
 #include <itkGDCMImageIO.h>

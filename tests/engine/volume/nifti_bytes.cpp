@@ -1,3 +1,4 @@
+// Implementation of the NIfTI byte-level test helpers (see nifti_bytes.hpp).
 #include "nifti_bytes.hpp"
 
 #include <zlib.h>

@@ -251,10 +251,14 @@ TEST_P(NiftiGuard, WarnsWhenQformAndSformDisagree) {
   EXPECT_TRUE(warnings.empty());
 }
 
-TEST_P(NiftiGuard, RejectsNonFiniteTransforms) {
+TEST_P(NiftiGuard, RejectsNonFiniteOrAbsurdTransforms) {
   auto b = good();
   patch<float>(b, test::nifti1::srow_x, k_nan);
   EXPECT_REJECTED(put("srow", b), "sform (sform_code 1) holds a non-finite value");
+  // Near FLT_MAX, ITK 5.2's reader never returns: the guard must stop it.
+  b = good();
+  patch<float>(b, test::nifti1::srow_x + 16 + 12, -3.0e38f);
+  EXPECT_REJECTED(put("srow_huge", b), "e+38, beyond the plausible limit of 1000000000 mm");
 }
 
 TEST_P(NiftiGuard, RejectsEmptyAndGarbageFiles) {

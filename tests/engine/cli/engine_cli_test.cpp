@@ -1,0 +1,161 @@
+// medsynth-engine as users run it: real processes, real files, exit codes.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "data/ct_phantom.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
+#include "train/tensor_file.hpp"
+#include "volume/volume_io.hpp"
+
+namespace fs = std::filesystem;
+using namespace medsynth;
+using test::engine_binary;
+using test::run_process;
+
+namespace {
+
+// A job that trains in seconds: tiny phantoms, tiny model, one thread.
+const char* k_tiny_job = R"(name: tiny
+task: autoencoder
+data:
+  num_train: 4
+  num_val: 2
+  phantom_size: [24, 24, 24]
+  phantom_spacing: [10.0, 10.0, 10.0]
+  patch_size: [16, 16, 16]
+  num_workers: 0
+model:
+  autoencoder:
+    num_channels: [4, 8, 8]
+    num_res_blocks: [1, 1, 1]
+    norm_num_groups: 4
+training:
+  batch_size: 2
+  max_steps: 6
+  val_every_steps: 3
+  num_threads: 1
+output:
+  log_every_steps: 1
+)";
+
+std::string write_job(const test::TempDir& dir, const std::string& text = k_tiny_job) {
+  const auto path = (dir / "job.yaml").string();
+  test::write_bytes(path, text);
+  return path;
+}
+
+void write_phantoms(const fs::path& folder, int count) {
+  fs::create_directories(folder);
+  PhantomOptions o;
+  o.size = {24, 24, 24};
+  o.spacing = {10, 10, 10};
+  for (int i = 0; i < count; ++i) write_volume(make_ct_phantom(10 + i, o), (folder / ("ct_" + std::to_string(i) + ".nii.gz")).string());
+}
+
+}  // namespace
+
+TEST(EngineCli, InfoJsonIsValidAndNamesLibTorch) {
+  test::TempDir dir("cli");
+  auto r = run_process({engine_binary(), "info", "--json"}, dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto info = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(info.at("libtorch").get<std::string>().empty());
+  EXPECT_TRUE(info.at("cuda_available").is_boolean());
+  EXPECT_FALSE(info.at("itk").get<std::string>().empty());
+  EXPECT_GE(info.at("threads").get<int>(), 1);
+}
+
+TEST(EngineCli, ValidateListsEveryErrorWithItsFieldPathAndExits2) {
+  test::TempDir dir("cli");
+  std::string text = k_tiny_job;
+  text.replace(text.find("  batch_size: 2"), 15, "  batch_szie: 2");
+  auto job = write_job(dir, text);
+  auto r = run_process({engine_binary(), "validate", job, "training.lr=-1", "data.cache_rate=2"}, dir.path().string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("training.batch_szie: unknown key; did you mean 'batch_size'?"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("training.lr"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("data.cache_rate"), std::string::npos) << r.err;
+  auto ok = run_process({engine_binary(), "validate", write_job(dir)}, dir.path().string());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+TEST(EngineCli, TruncatedVolumeAmongGoodOnesExits3NamingIt) {
+  test::TempDir dir("cli");
+  write_phantoms(dir / "data", 3);
+  const auto bad = dir / "data" / "ct_1.nii.gz";
+  std::string bytes = test::read_bytes(bad);
+  test::write_bytes(bad, bytes.substr(0, bytes.size() / 2));
+  auto r = run_process({engine_binary(), "train", write_job(dir), "--data", (dir / "data").string(), "--no-progress"}, dir.path().string());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_NE(r.err.find("ct_1.nii.gz"), std::string::npos) << r.err;
+}
+
+TEST(EngineCli, TrainsOnAFolderOfVolumesAndEvaluatesTheCheckpoint) {
+  test::TempDir dir("cli");
+  write_phantoms(dir / "data", 4);
+  auto r = run_process({engine_binary(), "train", write_job(dir), "--data", (dir / "data").string(), "--no-progress"}, dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto at = r.out.find("run directory: ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  std::string run_dir = r.out.substr(at + 15, r.out.find('\n', at) - at - 15);
+  EXPECT_TRUE(fs::exists(run_dir + "/job.yaml"));
+  EXPECT_TRUE(fs::exists(run_dir + "/logs/rank0.log"));
+  const std::string last = run_dir + "/checkpoints/last.safetensors";
+  auto e = run_process({engine_binary(), "eval", last, "--data", (dir / "data").string(), "--json"}, dir.path().string());
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  auto result = nlohmann::json::parse(e.out);
+  EXPECT_EQ(result["volumes"], 4);
+  EXPECT_GT(result["metrics"]["val/psnr"].get<double>(), 5.0);
+}
+
+TEST(EngineCli, CtrlCWritesACheckpointThenExits130) {
+  test::TempDir dir("cli");
+  auto job = write_job(dir);
+  test::ChildProcess child({engine_binary(), "train", job, "training.max_steps=100000", "--runs-dir", (dir / "runs").string(), "--no-progress"},
+                          dir.path().string());
+  fs::path events;
+  // Wait for the first training metric, then interrupt.
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        if (!fs::exists(dir / "runs")) return false;
+        for (const auto& run : fs::directory_iterator(dir / "runs")) {
+          events = run.path() / "events.jsonl";
+          if (fs::exists(events) && test::read_bytes(events).find("\"train/loss\"") != std::string::npos) return true;
+        }
+        return false;
+      },
+      std::chrono::seconds(60)));
+  ::kill(child.pid(), SIGINT);
+  auto r = child.wait();
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  const auto last = events.parent_path() / "checkpoints" / "last.safetensors";
+  TensorFile f = read_tensor_file(last.string());
+  auto progress = nlohmann::json::parse(f.metadata.at("progress"));
+  EXPECT_GE(progress["step"].get<int>(), 1);
+  std::string text = test::read_bytes(events);
+  EXPECT_NE(text.find("\"status\":\"stopped\""), std::string::npos);
+}
+
+TEST(EngineCli, ResumeContinuesTheRunDirectory) {
+  test::TempDir dir("cli");
+  auto job = write_job(dir);
+  auto first = run_process({engine_binary(), "train", job, "training.max_steps=3", "--no-progress"}, dir.path().string());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::string run_dir;
+  for (const auto& run : fs::directory_iterator(dir / "runs")) run_dir = run.path().string();
+  // A longer schedule is a different job; resuming the same job must work and continue at step 3.
+  auto again = run_process({engine_binary(), "train", job, "training.max_steps=3", "--resume", run_dir, "--no-progress"}, dir.path().string());
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(test::read_bytes(run_dir + "/logs/rank0.log").find("resumed from"), std::string::npos);
+  auto wrong = run_process({engine_binary(), "train", job, "model.autoencoder.latent_channels=8", "--resume", run_dir, "--no-progress"},
+                           dir.path().string());
+  EXPECT_EQ(wrong.exit_code, 2) << wrong.err;
+  EXPECT_NE(wrong.err.find("another model"), std::string::npos) << wrong.err;
+}

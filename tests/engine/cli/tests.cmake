@@ -1,0 +1,6 @@
+# The medsynth-engine executable end to end (real processes and files).
+medsynth_add_test(NAME cli_engine_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/engine_cli_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)
+add_dependencies(cli_engine_test medsynth-engine)
