@@ -121,6 +121,11 @@ struct TrainingSpec {
   bool deterministic = true;
   int val_every_steps = 50;
   int val_max_volumes = 0;          // 0: all held-out volumes
+  // Validation reconstructs volumes window by window at the training patch
+  // size (MONAI sliding_window_inference, as MAISI validates), blending
+  // overlapping windows with a Gaussian; false: the whole volume at once.
+  bool val_sliding_window = true;
+  double val_overlap = 0.25;        // MONAI's default overlap
   int nan_max_bad_steps = 3;        // consecutive non-finite steps before rollback
   double nan_lr_factor = 0.5;       // LR multiplier applied on rollback
   int num_threads = 0;              // intra-op threads, 0: all cores

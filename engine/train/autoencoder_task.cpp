@@ -8,6 +8,7 @@
 #include "models/patch_discriminator.hpp"
 #include "train/image_metrics.hpp"
 #include "train/losses.hpp"
+#include "train/sliding_window_inference.hpp"
 
 namespace medsynth {
 
@@ -101,8 +102,18 @@ at::Tensor AutoencoderTask::reconstruct_volume(const at::Tensor& image) {
     pad.push_back(0);
     pad.push_back(target - size);
   }
-  at::Tensor padded = at::constant_pad_nd(image, pad, image.min().item<double>());
-  at::Tensor recon = impl_->autoencoder->reconstruct(padded.to(impl_->device));
+  at::Tensor padded = at::constant_pad_nd(image, pad, image.min().item<double>()).to(impl_->device);
+  const auto& t = impl_->job.training;
+  at::Tensor recon;
+  if (t.val_sliding_window) {
+    const auto& p = impl_->job.data.patch_size;  // x, y, z
+    SlidingWindowOptions sw;
+    sw.roi = {p[2], p[1], p[0]};
+    sw.overlap = t.val_overlap;
+    recon = sliding_window_inference(padded, sw, [&](const at::Tensor& w) { return impl_->autoencoder->reconstruct(w); });
+  } else {
+    recon = impl_->autoencoder->reconstruct(padded);
+  }
   return recon.slice(2, 0, image.size(2)).slice(3, 0, image.size(3)).slice(4, 0, image.size(4)).to(at::kCPU, at::kFloat);
 }
 

@@ -26,7 +26,8 @@ class AutoencoderTask : public Task {
   void train_mode(bool on) override;
 
   // Whole-volume reconstruction through the latent mean: pads each axis to a
-  // multiple of the compression factor, then crops back. Input [1,1,Z,Y,X].
+  // multiple of the compression factor, reconstructs window by window
+  // (training.val_sliding_window) or at once, then crops back. Input [1,1,Z,Y,X].
   at::Tensor reconstruct_volume(const at::Tensor& image);
 
  private:

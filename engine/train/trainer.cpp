@@ -162,6 +162,13 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
   try {
     if (job.training.num_threads > 0) at::set_num_threads(job.training.num_threads);
     at::manual_seed(static_cast<uint64_t>(job.training.base_seed + options.rank));
+    if (job.training.deterministic) {
+      // Same seed, same thread count -> same run; on CUDA this also pins cuDNN
+      // to deterministic kernels (warn only where an op has no such kernel).
+      at::globalContext().setDeterministicCuDNN(true);
+      at::globalContext().setBenchmarkCuDNN(false);
+      at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/true);
+    }
     s.device = choose_device(job.training.device, options.rank);
 
     VolumeDataset train_set(job.data, "train", job.training.base_seed);

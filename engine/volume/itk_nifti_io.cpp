@@ -11,21 +11,10 @@
 #include <new>
 
 #include "core/error.hpp"
+#include "volume/itk_image_conversion.hpp"
 #include "volume/itk_volume_io.hpp"
 
 namespace medsynth::itk_detail {
-namespace {
-
-using FloatImage = itk::Image<float, 3>;
-
-std::string itk_reason(const itk::ExceptionObject& e) {
-  std::string text = e.GetDescription();
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text.empty() ? std::string("unknown ITK error") : text;
-}
-
-}  // namespace
-
 Volume read_nifti(const std::string& path) {
   try {
     auto io = itk::NiftiImageIO::New();
@@ -40,18 +29,7 @@ Volume read_nifti(const std::string& path) {
       throw DataError(path, "has " + std::to_string(io->GetNumberOfComponents()) +
                                 " components per voxel; only scalar volumes are read");
 
-    const FloatImage* image = reader->GetOutput();
-    const auto region = image->GetLargestPossibleRegion();
-    Volume volume;
-    for (unsigned i = 0; i < 3; ++i) {
-      volume.size[i] = region.GetSize()[i];
-      volume.spacing[i] = image->GetSpacing()[i];
-      volume.origin[i] = image->GetOrigin()[i];
-      for (unsigned j = 0; j < 3; ++j) volume.direction[i * 3 + j] = image->GetDirection()[i][j];
-    }
-    const float* data = image->GetBufferPointer();
-    volume.voxels.assign(data, data + volume.voxel_count());
-    return volume;
+    return volume_from_image(*reader->GetOutput());
   } catch (const Error&) {
     throw;
   } catch (const itk::ExceptionObject& e) {

@@ -9,3 +9,7 @@ medsynth_add_test(NAME train_trainer_test
   LABELS unit)
 target_include_directories(train_trainer_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
 target_include_directories(train_checkpoint_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+medsynth_add_test(NAME train_sliding_window_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/sliding_window_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)

@@ -1,0 +1,70 @@
+#include "train/sliding_window_inference.hpp"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace medsynth {
+
+std::vector<std::int64_t> window_starts(std::int64_t size, std::int64_t roi, double overlap) {
+  if (size <= roi) return {0};
+  const std::int64_t stride = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(roi * (1.0 - overlap))));
+  std::vector<std::int64_t> starts;
+  for (std::int64_t s = 0; s + roi < size; s += stride) starts.push_back(s);
+  starts.push_back(size - roi);  // the last window is flush with the border
+  return starts;
+}
+
+namespace {
+
+at::Tensor gaussian_importance(const std::array<std::int64_t, 3>& roi, double sigma_scale, const at::TensorOptions& options) {
+  at::Tensor map = at::ones({1}, options.dtype(at::kFloat));
+  std::vector<at::Tensor> axes;
+  for (int d = 0; d < 3; ++d) {
+    const double center = (roi[d] - 1) / 2.0;
+    const double sigma = std::max(1e-3, sigma_scale * roi[d]);
+    at::Tensor x = at::arange(roi[d], options.dtype(at::kFloat));
+    axes.push_back(at::exp(-(x - center).pow(2) / (2 * sigma * sigma)));
+  }
+  at::Tensor g = axes[0].view({-1, 1, 1}) * axes[1].view({1, -1, 1}) * axes[2].view({1, 1, -1});
+  g = g / g.max();
+  // Keep the borders contributing a little so that every voxel has weight (MONAI clamps likewise).
+  return g.clamp_min(1e-3);
+}
+
+}  // namespace
+
+at::Tensor sliding_window_inference(const at::Tensor& input, const SlidingWindowOptions& options,
+                                    const std::function<at::Tensor(const at::Tensor&)>& predictor) {
+  if (input.dim() != 5 || input.size(0) != 1)
+    throw UsageError("sliding_window_inference: expected an input [1, C, Z, Y, X], got " + std::to_string(input.dim()) + " dims");
+  if (!(options.overlap >= 0 && options.overlap < 1)) throw UsageError("sliding_window_inference: overlap must be in [0, 1)");
+  // Pad axes shorter than the window.
+  std::array<std::int64_t, 3> size{input.size(2), input.size(3), input.size(4)};
+  std::vector<std::int64_t> pad;
+  for (int d = 2; d >= 0; --d) {
+    pad.push_back(0);
+    pad.push_back(std::max<std::int64_t>(0, options.roi[d] - size[d]));
+  }
+  at::Tensor x = at::constant_pad_nd(input, pad, input.min().item<double>());
+  std::array<std::int64_t, 3> padded{x.size(2), x.size(3), x.size(4)};
+
+  const at::Tensor weight = gaussian_importance(options.roi, options.sigma_scale, x.options());
+  at::Tensor out, norm = at::zeros(padded, x.options().dtype(at::kFloat));
+  for (std::int64_t z : window_starts(padded[0], options.roi[0], options.overlap))
+    for (std::int64_t y : window_starts(padded[1], options.roi[1], options.overlap))
+      for (std::int64_t w : window_starts(padded[2], options.roi[2], options.overlap)) {
+        at::Tensor window = x.slice(2, z, z + options.roi[0]).slice(3, y, y + options.roi[1]).slice(4, w, w + options.roi[2]);
+        at::Tensor pred = predictor(window.contiguous()).to(at::kFloat);
+        if (!out.defined()) out = at::zeros({1, pred.size(1), padded[0], padded[1], padded[2]}, x.options().dtype(at::kFloat));
+        out.slice(2, z, z + options.roi[0]).slice(3, y, y + options.roi[1]).slice(4, w, w + options.roi[2]).add_(pred * weight);
+        norm.slice(0, z, z + options.roi[0]).slice(1, y, y + options.roi[1]).slice(2, w, w + options.roi[2]).add_(weight);
+      }
+  out = out / norm;
+  return out.slice(2, 0, size[0]).slice(3, 0, size[1]).slice(4, 0, size[2]);
+}
+
+}  // namespace medsynth
