@@ -6,6 +6,7 @@
 #include "data/volume_dataset.hpp"
 #include "models/autoencoder_kl.hpp"
 #include "models/patch_discriminator.hpp"
+#include "train/autocast_scope.hpp"
 #include "train/image_metrics.hpp"
 #include "train/losses.hpp"
 #include "train/sliding_window_inference.hpp"
@@ -119,6 +120,7 @@ at::Tensor AutoencoderTask::reconstruct_volume(const at::Tensor& image) {
 
 ValidationResult AutoencoderTask::validate(const VolumeDataset& dataset, int max_volumes, int keep_outputs) {
   at::NoGradGuard no_grad;
+  AutocastScope autocast(impl_->job.training.amp, impl_->device.type());  // inference in the training precision
   train_mode(false);
   ValidationResult result;
   const int count = max_volumes > 0 ? std::min<int>(max_volumes, static_cast<int>(dataset.size())) : static_cast<int>(dataset.size());

@@ -53,16 +53,28 @@ at::Tensor sliding_window_inference(const at::Tensor& input, const SlidingWindow
   std::array<std::int64_t, 3> padded{x.size(2), x.size(3), x.size(4)};
 
   const at::Tensor weight = gaussian_importance(options.roi, options.sigma_scale, x.options());
-  at::Tensor out, norm = at::zeros(padded, x.options().dtype(at::kFloat));
+  std::vector<std::array<std::int64_t, 3>> starts;
   for (std::int64_t z : window_starts(padded[0], options.roi[0], options.overlap))
     for (std::int64_t y : window_starts(padded[1], options.roi[1], options.overlap))
-      for (std::int64_t w : window_starts(padded[2], options.roi[2], options.overlap)) {
-        at::Tensor window = x.slice(2, z, z + options.roi[0]).slice(3, y, y + options.roi[1]).slice(4, w, w + options.roi[2]);
-        at::Tensor pred = predictor(window.contiguous()).to(at::kFloat);
-        if (!out.defined()) out = at::zeros({1, pred.size(1), padded[0], padded[1], padded[2]}, x.options().dtype(at::kFloat));
-        out.slice(2, z, z + options.roi[0]).slice(3, y, y + options.roi[1]).slice(4, w, w + options.roi[2]).add_(pred * weight);
-        norm.slice(0, z, z + options.roi[0]).slice(1, y, y + options.roi[1]).slice(2, w, w + options.roi[2]).add_(weight);
-      }
+      for (std::int64_t w : window_starts(padded[2], options.roi[2], options.overlap)) starts.push_back({z, y, w});
+  auto region = [&](const at::Tensor& t, int first_dim, const std::array<std::int64_t, 3>& s) {
+    return t.slice(first_dim, s[0], s[0] + options.roi[0])
+        .slice(first_dim + 1, s[1], s[1] + options.roi[1])
+        .slice(first_dim + 2, s[2], s[2] + options.roi[2]);
+  };
+  at::Tensor out, norm = at::zeros(padded, x.options().dtype(at::kFloat));
+  const std::size_t batch = static_cast<std::size_t>(std::max(1, options.batch_size));
+  for (std::size_t first = 0; first < starts.size(); first += batch) {
+    const std::size_t last = std::min(starts.size(), first + batch);
+    std::vector<at::Tensor> windows;
+    for (std::size_t i = first; i < last; ++i) windows.push_back(region(x, 2, starts[i]));
+    at::Tensor pred = predictor(at::cat(windows, 0)).to(at::kFloat);
+    if (!out.defined()) out = at::zeros({1, pred.size(1), padded[0], padded[1], padded[2]}, x.options().dtype(at::kFloat));
+    for (std::size_t i = first; i < last; ++i) {
+      region(out, 2, starts[i]).add_(pred.slice(0, i - first, i - first + 1) * weight);
+      region(norm, 0, starts[i]).add_(weight);
+    }
+  }
   out = out / norm;
   return out.slice(2, 0, size[0]).slice(3, 0, size[1]).slice(4, 0, size[2]);
 }

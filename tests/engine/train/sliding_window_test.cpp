@@ -23,6 +23,7 @@ TEST(SlidingWindow, IdentityPredictorReassemblesTheVolumeExactly) {
   SlidingWindowOptions o;
   o.roi = {32, 32, 32};
   o.overlap = 0.25;
+  o.batch_size = 1;
   at::Tensor y = sliding_window_inference(x, o, [&](const at::Tensor& w) {
     ++calls;
     EXPECT_EQ(w.sizes(), (at::IntArrayRef{1, 1, 32, 32, 32}));
@@ -31,6 +32,15 @@ TEST(SlidingWindow, IdentityPredictorReassemblesTheVolumeExactly) {
   EXPECT_EQ(y.sizes(), x.sizes());
   EXPECT_TRUE(at::allclose(y, x, 1e-5, 1e-6));
   EXPECT_EQ(calls, 2 * 1 * 2);  // starts z {0, 8}, y {0} (padded), x {0, 20}
+  // Batching windows (sw_batch_size) changes the calls, not the result.
+  o.batch_size = 3;
+  calls = 0;
+  at::Tensor batched = sliding_window_inference(x, o, [&](const at::Tensor& w) {
+    ++calls;
+    return w * 2;
+  });
+  EXPECT_EQ(calls, 2);  // 4 windows in batches of 3
+  EXPECT_TRUE(at::allclose(batched, 2 * x, 1e-5, 1e-6));
 }
 
 TEST(SlidingWindow, BlendsOverlapsAndRejectsBadInput) {
@@ -38,7 +48,9 @@ TEST(SlidingWindow, BlendsOverlapsAndRejectsBadInput) {
   // weighted mean of the constants, never a value outside their range.
   at::Tensor x = at::zeros({1, 1, 48, 32, 32});
   int window = 0;
-  at::Tensor y = sliding_window_inference(x, {}, [&](const at::Tensor& w) { return w + static_cast<double>(window++); });
+  SlidingWindowOptions one_by_one;
+  one_by_one.batch_size = 1;
+  at::Tensor y = sliding_window_inference(x, one_by_one, [&](const at::Tensor& w) { return w + static_cast<double>(window++); });
   EXPECT_EQ(window, 2);  // z starts {0, 16}
   EXPECT_GE(y.min().item<double>(), 0.0);
   EXPECT_LE(y.max().item<double>(), 1.0);
