@@ -41,7 +41,7 @@ Action add_eval_verb(CLI::App& app) {
       split = "all";
     }
     AutoencoderTask task(job);
-    restore_weights(task, file, args->checkpoint);
+    restore_weights(task, file, args->checkpoint, /*prefer_ema=*/true);
     VolumeDataset dataset(job.data, split, job.training.base_seed);
     ValidationResult r = task.validate(dataset, args->max_volumes, 0);
     if (args->json) {

@@ -90,6 +90,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("val_max_volumes", t.val_max_volumes);
     v.field("val_sliding_window", t.val_sliding_window);
     v.field("val_overlap", t.val_overlap);
+    v.field("ema_decay", t.ema_decay);
     v.field("nan_max_bad_steps", t.nan_max_bad_steps);
     v.field("nan_lr_factor", t.nan_lr_factor);
     v.field("num_threads", t.num_threads);

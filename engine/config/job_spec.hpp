@@ -126,6 +126,9 @@ struct TrainingSpec {
   // overlapping windows with a Gaussian; false: the whole volume at once.
   bool val_sliding_window = true;
   double val_overlap = 0.25;        // MONAI's default overlap
+  // Exponential moving average of the weights (0 disables). When on,
+  // validation, best checkpoints and eval use the averaged weights.
+  double ema_decay = 0.0;
   int nan_max_bad_steps = 3;        // consecutive non-finite steps before rollback
   double nan_lr_factor = 0.5;       // LR multiplier applied on rollback
   int num_threads = 0;              // intra-op threads, 0: all cores

@@ -155,6 +155,8 @@ void check_training(const JobSpec& job, Checks& c) {
   c.at_least(tr + "base_seed", t.base_seed, std::int64_t{0});
   c.at_least(tr + "val_every_steps", t.val_every_steps, 1);
   c.at_least(tr + "val_max_volumes", t.val_max_volumes, 0);
+  if (!(t.ema_decay >= 0.0 && t.ema_decay < 1.0))
+    c.fail(tr + "ema_decay", "must be in [0, 1) (got " + value_text(t.ema_decay) + ")");
   if (!(t.val_overlap >= 0.0 && t.val_overlap < 1.0))
     c.fail(tr + "val_overlap", "must be in [0, 1) (got " + value_text(t.val_overlap) + ")");
   c.at_least(tr + "nan_max_bad_steps", t.nan_max_bad_steps, 1);

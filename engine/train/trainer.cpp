@@ -23,6 +23,7 @@
 #include "train/autocast_scope.hpp"
 #include "train/autoencoder_task.hpp"
 #include "train/checkpoint_store.hpp"
+#include "train/ema_weights.hpp"
 #include "train/loss_scaler.hpp"
 #include "train/lr_schedule.hpp"
 #include "train/training_state.hpp"
@@ -74,6 +75,7 @@ struct Session {
   LossScaler scaler;
   TrainingProgress progress;
   CheckpointIdentity identity;
+  std::unique_ptr<EmaWeights> ema;
   LrScheduleOptions schedule;
   int total_steps = 0;
   bool rank0 = true;
@@ -92,7 +94,7 @@ struct Session {
   std::string save_last() {
     progress.scaler_scale = scaler.scale();
     progress.scaler_growth_tracker = scaler.growth_tracker();
-    auto file = capture_training_state(*task, optimizers, progress, identity);
+    auto file = capture_training_state(*task, optimizers, progress, identity, ema.get());
     std::string path = store->save_last(file);
     if (events) events->checkpoint(path, progress.step, CheckpointKind::last);
     return path;
@@ -102,7 +104,7 @@ struct Session {
     if (!rank0) return;
     progress.scaler_scale = scaler.scale();
     progress.scaler_growth_tracker = scaler.growth_tracker();
-    auto file = capture_training_state(*task, optimizers, progress, identity);
+    auto file = capture_training_state(*task, optimizers, progress, identity, ema.get());
     std::string path = store->save_last(file);
     if (events) events->checkpoint(path, progress.step, CheckpointKind::last);
     auto it = metrics.find(job.checkpoint.metric);
@@ -114,7 +116,11 @@ struct Session {
 
   std::map<std::string, double> validate(const VolumeDataset& val, int keep_outputs, bool write_outputs) {
     auto started = Clock::now();
-    ValidationResult r = task->validate(val, job.training.val_max_volumes, keep_outputs);
+    ValidationResult r;
+    {
+      ScopedEmaWeights averaged(*ema);
+      r = task->validate(val, job.training.val_max_volumes, keep_outputs);
+    }
     for (const auto& [name, value] : r.metrics) metric(name, value);
     progress.last_metrics = r.metrics;
     std::string line = "validation at step " + std::to_string(progress.step) + ":";
@@ -135,7 +141,7 @@ struct Session {
     TensorFile file = read_tensor_file(path);
     const double factor = progress.lr_factor * job.training.nan_lr_factor;
     const int rollbacks = progress.rollbacks + 1;
-    progress = restore_training_state(*task, optimizers, file, path);
+    progress = restore_training_state(*task, optimizers, file, path, ema.get());
     progress.lr_factor = factor;
     progress.rollbacks = rollbacks;
     scaler.restore(progress.scaler_scale, progress.scaler_growth_tracker);
@@ -206,6 +212,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
       slot.optimizer = std::make_unique<torch::optim::AdamW>(group.parameters, ao);
       s.optimizers.push_back(std::move(slot));
     }
+    s.ema = std::make_unique<EmaWeights>(*s.task, job.training.ema_decay);
     const bool amp = job.training.amp;
     s.scaler = LossScaler(LossScalerOptions{.enabled = amp && s.device.is_cuda()});
     s.schedule = {job.training.lr, job.training.warmup_steps, s.total_steps, job.training.lr_schedule, job.training.min_lr_ratio};
@@ -216,7 +223,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
     if (!options.resume_from.empty()) {
       TensorFile file = read_tensor_file(options.resume_from);
       check_checkpoint_identity(file, options.resume_from, s.identity);
-      s.progress = restore_training_state(*s.task, s.optimizers, file, options.resume_from);
+      s.progress = restore_training_state(*s.task, s.optimizers, file, options.resume_from, s.ema.get());
       s.scaler.restore(s.progress.scaler_scale, s.progress.scaler_growth_tracker);
       s.info("resumed from " + options.resume_from + " at step " + std::to_string(s.progress.step));
     }
@@ -314,6 +321,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
           slot.optimizer->zero_grad();
         }
         ++s.progress.step;
+        s.ema->update(s.progress.step);
         window_loss += step_loss;
         ++window_steps;
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "train/ema_weights.hpp"
 
 namespace medsynth {
 namespace {
@@ -16,7 +17,7 @@ void* key_of(const at::Tensor& p) { return p.unsafeGetTensorImpl(); }
 }  // namespace
 
 TensorFile capture_training_state(Task& task, const std::vector<OptimizerSlot>& optimizers, const TrainingProgress& progress,
-                                  const CheckpointIdentity& identity) {
+                                  const CheckpointIdentity& identity, const EmaWeights* ema) {
   TensorFile file;
   for (const auto& m : task.modules()) {
     for (const auto& p : m.module->named_parameters(true)) file.tensors["model." + m.name + "." + p.key()] = p.value().detach();
@@ -38,6 +39,8 @@ TensorFile capture_training_state(Task& task, const std::vector<OptimizerSlot>& 
     adam_steps[slot.group.name] = step;
   }
   file.tensors["rng.cpu"] = at::detail::getDefaultCPUGenerator().get_state();
+  if (ema && ema->enabled())
+    for (auto& [name, t] : ema->tensors()) file.tensors[name] = t;
 
   nlohmann::json p = {{"step", progress.step},
                       {"epoch", progress.epoch},
@@ -71,14 +74,20 @@ CheckpointIdentity check_checkpoint_identity(const TensorFile& file, const std::
   return found;
 }
 
-void restore_weights(Task& task, const TensorFile& file, const std::string& path) {
+void restore_weights(Task& task, const TensorFile& file, const std::string& path, bool prefer_ema) {
   at::NoGradGuard no_grad;
+  bool has_ema = false;
+  for (const auto& [name, t] : file.tensors) has_ema = has_ema || name.rfind("ema.", 0) == 0;
   std::vector<std::string> missing;
   std::size_t expected_count = 0;
   for (const auto& m : task.modules()) {
     auto load = [&](const std::string& name, at::Tensor target) {
       ++expected_count;
       auto it = file.tensors.find("model." + m.name + "." + name);
+      if (prefer_ema && has_ema) {
+        auto averaged = file.tensors.find("ema." + m.name + "." + name);
+        if (averaged != file.tensors.end()) it = averaged;  // buffers have no average
+      }
       if (it == file.tensors.end()) {
         missing.push_back(m.name + "." + name);
         return;
@@ -101,7 +110,7 @@ void restore_weights(Task& task, const TensorFile& file, const std::string& path
 }
 
 TrainingProgress restore_training_state(Task& task, std::vector<OptimizerSlot>& optimizers, const TensorFile& file,
-                                        const std::string& path) {
+                                        const std::string& path, EmaWeights* ema) {
   restore_weights(task, file, path);
   auto it = file.metadata.find("progress");
   if (it == file.metadata.end()) throw UsageError(path + ": checkpoint has no training progress (weights only?)");
@@ -135,6 +144,7 @@ TrainingProgress restore_training_state(Task& task, std::vector<OptimizerSlot>& 
   }
   auto rng = file.tensors.find("rng.cpu");
   if (rng == file.tensors.end()) throw UsageError(path + ": checkpoint has no RNG state");
+  if (ema) ema->restore(file.tensors, path);
   at::Generator generator = at::detail::getDefaultCPUGenerator();
   generator.set_state(rng->second);
   return progress;

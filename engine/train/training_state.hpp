@@ -45,18 +45,23 @@ struct OptimizerSlot {
   std::unique_ptr<torch::optim::AdamW> optimizer;
 };
 
+class EmaWeights;
+
+// `ema` may be null (no averaging).
 TensorFile capture_training_state(Task& task, const std::vector<OptimizerSlot>& optimizers, const TrainingProgress& progress,
-                                  const CheckpointIdentity& identity);
+                                  const CheckpointIdentity& identity, const EmaWeights* ema = nullptr);
 
 // Reads the identity from a checkpoint and refuses a foreign one: throws
 // UsageError naming `path` when the format, task or model hash differ.
 CheckpointIdentity check_checkpoint_identity(const TensorFile& file, const std::string& path,
                                              const CheckpointIdentity& expected);
 
-// Loads weights only (eval). Throws UsageError naming missing/unexpected/mis-shaped tensors.
-void restore_weights(Task& task, const TensorFile& file, const std::string& path);
+// Loads weights only (eval): the averaged ("ema.") weights when the file has
+// them and `prefer_ema`, else the live ones. Throws UsageError naming
+// missing/unexpected/mis-shaped tensors.
+void restore_weights(Task& task, const TensorFile& file, const std::string& path, bool prefer_ema = false);
 // Loads weights, optimizer moments, RNG states and returns the progress.
 TrainingProgress restore_training_state(Task& task, std::vector<OptimizerSlot>& optimizers, const TensorFile& file,
-                                        const std::string& path);
+                                        const std::string& path, EmaWeights* ema = nullptr);
 
 }  // namespace medsynth

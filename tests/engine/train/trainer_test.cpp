@@ -15,6 +15,9 @@
 #include "train/tensor_file.hpp"
 #include "train/tiny_job.hpp"
 #include "train/trainer.hpp"
+#include "train/autoencoder_task.hpp"
+#include "train/training_state.hpp"
+#include "data/volume_dataset.hpp"
 
 namespace fs = std::filesystem;
 using namespace medsynth;
@@ -34,7 +37,7 @@ void expect_same_model(const std::string& a, const std::string& b) {
   TensorFile fa = read_tensor_file(a), fb = read_tensor_file(b);
   int compared = 0;
   for (const auto& [name, t] : fa.tensors) {
-    if (name.rfind("model.", 0) != 0 && name.rfind("optim.", 0) != 0) continue;
+    if (name.rfind("model.", 0) != 0 && name.rfind("optim.", 0) != 0 && name.rfind("ema.", 0) != 0) continue;
     ASSERT_TRUE(fb.tensors.count(name)) << name;
     EXPECT_TRUE(at::equal(t, fb.tensors.at(name))) << name << " differs";
     ++compared;
@@ -71,10 +74,38 @@ TEST(Trainer, ShortRunLowersTheLossAndWritesTheRunDirectory) {
   EXPECT_FALSE(fs::is_empty(options.run.tensorboard_dir()));
 }
 
+TEST(Trainer, WeightAverageIsWhatValidationAndCheckpointsUse) {
+  test::TempDir dir("ema");
+  JobSpec job = test::tiny_autoencoder_job(dir.path().string());
+  job.training.max_steps = 6;
+  job.training.val_every_steps = 6;
+  job.training.ema_decay = 0.5;
+  auto options = options_for(job);
+  TrainResult r = run_training(job, options);
+  TensorFile last = read_tensor_file(r.last_checkpoint);
+  int averaged = 0, differing = 0;
+  for (const auto& [name, t] : last.tensors) {
+    if (name.rfind("ema.", 0) != 0) continue;
+    ++averaged;
+    const auto& live = last.tensors.at("model." + name.substr(4));
+    if (!at::equal(t, live)) ++differing;
+  }
+  EXPECT_GT(averaged, 10);
+  EXPECT_GT(differing, averaged / 2) << "the average should lag the live weights";
+  // The reported metric is the averaged model's: eval with the averages reproduces it.
+  JobSpec copy = job;
+  AutoencoderTask task(copy);
+  restore_weights(task, last, r.last_checkpoint, /*prefer_ema=*/true);
+  VolumeDataset val(job.data, "val", job.training.base_seed);
+  auto metrics = task.validate(val, 0, 0).metrics;
+  EXPECT_NEAR(metrics.at("val/psnr"), r.final_metrics.at("val/psnr"), 1e-9);
+}
+
 TEST(Trainer, ResumedRunContinuesBitIdentically) {
   test::TempDir dir("resume");
   JobSpec job = test::tiny_autoencoder_job(dir.path().string());
   job.training.gradient_accumulation_steps = 2;  // resume must land between accumulation windows too
+  job.training.ema_decay = 0.9;                  // and the weight average must be restored too
   job.data.num_train = 8;
 
   auto straight = options_for(job);
