@@ -19,19 +19,23 @@ namespace medsynth::cli {
 Action add_eval_verb(CLI::App& app) {
   struct Args {
     std::string checkpoint, data;
+    std::vector<std::string> overrides;
     int max_volumes = 0;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("eval", "PSNR and 3D SSIM of a checkpoint on held-out or given volumes");
   cmd->add_option("checkpoint", args->checkpoint, "A checkpoint (.safetensors) written by train")->required();
+  cmd->add_option("overrides", args->overrides, "Overrides of the checkpoint's job, e.g. training.val_sliding_window=false");
   cmd->add_option("--data", args->data, "Evaluate on every volume of this folder or CSV manifest instead of the job's validation split");
   cmd->add_option("--max-volumes", args->max_volumes, "Evaluate at most this many volumes (0: all)");
   cmd->add_flag("--json", args->json, "Print the result as one JSON object");
   return [args] {
     TensorFile file = read_tensor_file(args->checkpoint);
     CheckpointIdentity id = check_checkpoint_identity(file, args->checkpoint, {});
-    JobSpec job = load_job_text(id.job_yaml, args->checkpoint + " (embedded job)");
+    JobSpec job = load_job_text_with_overrides(id.job_yaml, args->overrides, args->checkpoint + " (embedded job)");
+    if (model_config_hash(job) != id.model_hash)
+      throw UsageError("overrides may not change the model of " + args->checkpoint);
     std::string split = "val";
     if (!args->data.empty()) {
       job.data.source = std::filesystem::path(args->data).extension() == ".csv" ? DataSource::csv : DataSource::folder;
