@@ -3,6 +3,8 @@ target_sources(medsynth-engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/main.cpp
   ${CMAKE_CURRENT_LIST_DIR}/signals.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_arguments.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/train_arguments.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/verb_launch.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_train.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_eval.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_info.cpp

@@ -47,7 +47,7 @@ Action add_eval_verb(CLI::App& app) {
     AutoencoderTask task(job);
     restore_weights(task, file, args->checkpoint, /*prefer_ema=*/true);
     VolumeDataset dataset(job.data, split, job.training.base_seed);
-    ValidationResult r = task.validate(dataset, args->max_volumes, 0);
+    ValidationResult r = task.validate(dataset, validation_items(dataset.size(), args->max_volumes), 0);
     if (args->json) {
       nlohmann::json out = {{"checkpoint", args->checkpoint}, {"volumes", dataset.size()}, {"metrics", r.metrics}};
       std::cout << out.dump() << "\n";

@@ -17,5 +17,6 @@ Action add_train_verb(CLI::App& app);
 Action add_eval_verb(CLI::App& app);
 Action add_info_verb(CLI::App& app);
 Action add_validate_verb(CLI::App& app);
+Action add_launch_verb(CLI::App& app);
 
 }  // namespace medsynth::cli

@@ -105,6 +105,16 @@ void visit_job(Job& job, Visitor& v) {
     v.field("mode", c.mode);
     v.field("resume", c.resume);
   });
+  v.section("distributed", [&] {
+    auto& d = job.distributed;
+    v.field("backend", d.backend);
+    v.field("bucket_cap_mb", d.bucket_cap_mb);
+    v.field("overlap", d.overlap);
+    v.field("drop_last", d.drop_last);
+    v.field("timeout_s", d.timeout_s);
+    v.field("join_timeout_s", d.join_timeout_s);
+    v.field("check_parameters_every", d.check_parameters_every);
+  });
   v.section("output", [&] {
     auto& o = job.output;
     v.field("runs_dir", o.runs_dir);

@@ -140,6 +140,20 @@ struct TrainingSpec {
   bool operator==(const TrainingSpec&) const = default;
 };
 
+// How ranks cooperate (the launcher's process count lives on its command line,
+// like torchrun's; this is what every rank must agree on).
+struct DistributedSpec {
+  std::string backend = "auto";     // auto (NCCL with CUDA, else Gloo) | gloo | nccl
+  double bucket_cap_mb = 25.0;      // gradient all-reduce bucket size (DDP's default)
+  bool overlap = true;              // launch a bucket's all-reduce during backward as soon as it is full
+  bool drop_last = true;            // DistributedSampler: drop the tail (true) or pad by repeating (false)
+  double timeout_s = 600.0;         // a collective that waits longer fails (a stopped or lost rank)
+  double join_timeout_s = 300.0;    // every rank must join the process group within this
+  int check_parameters_every = 0;   // debug: verify parameters are identical on all ranks every N steps (0: off)
+
+  bool operator==(const DistributedSpec&) const = default;
+};
+
 struct OutputSpec {
   std::string runs_dir = "runs";
   bool tensorboard = true;
@@ -157,6 +171,7 @@ struct JobSpec {
   LossSpec loss;
   TrainingSpec training;
   CheckpointSpec checkpoint;
+  DistributedSpec distributed;
   OutputSpec output;
 
   bool operator==(const JobSpec&) const = default;

@@ -174,6 +174,14 @@ void check_checkpoint_and_output(const JobSpec& job, Checks& c, std::vector<Fiel
   c.one_of("checkpoint.mode", k.mode, {"max", "min"});
   check_resume_path(k, errors);
 
+  const auto& d = job.distributed;
+  c.one_of("distributed.backend", d.backend, {"auto", "gloo", "nccl"});
+  if (!(d.bucket_cap_mb > 0.0 && d.bucket_cap_mb <= 4096.0))
+    c.fail("distributed.bucket_cap_mb", "must be in (0, 4096] MB (got " + value_text(d.bucket_cap_mb) + ")");
+  c.above("distributed.timeout_s", d.timeout_s, 0.0);
+  c.above("distributed.join_timeout_s", d.join_timeout_s, 0.0);
+  c.at_least("distributed.check_parameters_every", d.check_parameters_every, 0);
+
   const auto& o = job.output;
   if (o.runs_dir.empty()) c.fail("output.runs_dir", "must not be empty");
   c.at_least("output.save_reconstructions", o.save_reconstructions, 0);

@@ -14,6 +14,7 @@ namespace {
 
 constexpr std::uint64_t k_shuffle_stream = 0x73687566666C65ull;  // "shuffle"
 constexpr std::uint64_t k_patch_stream = 0x7061746368ull;        // "patch"
+constexpr std::uint64_t k_noise_stream = 0x6E6F697365ull;        // "noise"
 
 void check_options(const LoaderOptions& o) {
   std::vector<FieldError> errors;
@@ -112,6 +113,7 @@ Batch BatchLoader::build_batch(int epoch, int batch, const std::vector<Sample>& 
     copy_patch(*volume, placement, k, dst + std::int64_t(s) * patch_voxels);
     out.ids.push_back(dataset_.id(samples[s].item));
     out.items.push_back(samples[s].item);
+    out.sample_keys.push_back(CounterRng({options_.base_seed, k_noise_stream, std::uint64_t(std::int64_t(epoch)), samples[s].position}).next());
   }
   return out;
 }

@@ -56,6 +56,11 @@ struct Batch {
   at::Tensor images;                     // float32 [B, 1, Z, Y, X], CPU
   std::vector<std::string> ids;          // dataset ids, one per sample
   std::vector<std::size_t> items;        // dataset indices, one per sample
+  // One per sample, from (base_seed, epoch, position in the epoch's order):
+  // seeds the sample's training noise (e.g. the VAE's reparameterisation),
+  // so a run draws the same noise whatever the ranks, batch size or
+  // accumulation — 2 ranks x batch b train exactly like 1 rank x batch 2b.
+  std::vector<std::uint64_t> sample_keys;
   int index = 0;                         // batch number within the epoch
 };
 

@@ -58,10 +58,10 @@ at::Tensor AutoencoderKLImpl::decode(const at::Tensor& z) {
   return decoder->forward(post_quant_conv->forward(z));
 }
 
-AutoencoderKLOutput AutoencoderKLImpl::forward(const at::Tensor& x) {
+AutoencoderKLOutput AutoencoderKLImpl::forward(const at::Tensor& x, const std::function<at::Tensor(const at::Tensor&)>& noise) {
   auto [z_mu, z_log_var] = encode(x);
   auto z_sigma = at::exp(0.5 * z_log_var);
-  auto z = z_mu + at::randn_like(z_mu) * z_sigma;
+  auto z = z_mu + (noise ? noise(z_mu) : at::randn_like(z_mu)) * z_sigma;
   return {decode(z), z_mu, z_sigma, z_log_var};
 }
 

@@ -8,6 +8,8 @@
 // name for name. Not thread-safe: one module per thread, as any nn::Module.
 #pragma once
 
+#include <functional>
+
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
@@ -39,8 +41,9 @@ class AutoencoderKLImpl : public torch::nn::Module {
   // (so at::manual_seed makes it repeatable).
   at::Tensor sample(const at::Tensor& z_mu, const at::Tensor& z_log_var);
   at::Tensor decode(const at::Tensor& z);
-  // encode -> sample -> decode (training).
-  AutoencoderKLOutput forward(const at::Tensor& x);
+  // encode -> sample -> decode (training). `noise` (optional) makes eps for
+  // a given z_mu; without it eps comes from the global generator.
+  AutoencoderKLOutput forward(const at::Tensor& x, const std::function<at::Tensor(const at::Tensor&)>& noise = {});
   // decode(z_mu): deterministic, for validation.
   at::Tensor reconstruct(const at::Tensor& x);
 

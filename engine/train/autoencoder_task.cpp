@@ -1,6 +1,7 @@
 #include "train/autoencoder_task.hpp"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 
 #include "data/batch_loader.hpp"
 #include "data/volume_dataset.hpp"
@@ -58,16 +59,30 @@ std::vector<OptimizerGroup> AutoencoderTask::optimizer_groups() {
   return groups;
 }
 
+// eps of the reparameterisation, one generator per sample (see Batch::sample_keys);
+// undefined without keys (the model then draws from the global generator).
+std::function<at::Tensor(const at::Tensor&)> AutoencoderTask::sample_noise(const std::vector<std::uint64_t>& keys, std::int64_t batch) const {
+  if (static_cast<std::int64_t>(keys.size()) != batch) return {};
+  return [keys](const at::Tensor& z_mu) {
+    std::vector<at::Tensor> eps;
+    for (std::uint64_t key : keys) {
+      auto generator = at::make_generator<at::CPUGeneratorImpl>(key);
+      eps.push_back(at::randn(z_mu.sizes().slice(1), generator, at::TensorOptions().dtype(at::kFloat)));
+    }
+    return at::stack(eps).to(z_mu.device(), z_mu.scalar_type());
+  };
+}
+
 bool AutoencoderTask::group_active(std::size_t group, int step) const {
   if (group == 0) return true;
   return impl_->discriminator && step >= impl_->job.model.discriminator.start_step;
 }
 
-at::Tensor AutoencoderTask::compute_loss(std::size_t group, const at::Tensor& batch, int step,
-                                         std::map<std::string, double>& terms) {
+at::Tensor AutoencoderTask::compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>& sample_keys,
+                                         int step, std::map<std::string, double>& terms) {
   auto& m = *impl_;
   if (group == 0) {
-    auto out = m.autoencoder->forward(batch);
+    auto out = m.autoencoder->forward(batch, sample_noise(sample_keys, batch.size(0)));
     at::Tensor recon_loss = reconstruction_loss(out.reconstruction.to(at::kFloat), batch, m.job.loss.recon_loss);
     at::Tensor kl = kl_loss(out.z_mu.to(at::kFloat), out.z_log_var.to(at::kFloat));
     at::Tensor loss = recon_loss + m.job.loss.kl_weight * kl;
@@ -118,27 +133,28 @@ at::Tensor AutoencoderTask::reconstruct_volume(const at::Tensor& image) {
   return recon.slice(2, 0, image.size(2)).slice(3, 0, image.size(3)).slice(4, 0, image.size(4)).to(at::kCPU, at::kFloat);
 }
 
-ValidationResult AutoencoderTask::validate(const VolumeDataset& dataset, int max_volumes, int keep_outputs) {
+ValidationResult AutoencoderTask::validate(const VolumeDataset& dataset, const std::vector<std::size_t>& items, int keep_outputs) {
   at::NoGradGuard no_grad;
   AutocastScope autocast(impl_->job.training.amp, impl_->device.type());  // inference in the training precision
   train_mode(false);
   ValidationResult result;
-  const int count = max_volumes > 0 ? std::min<int>(max_volumes, static_cast<int>(dataset.size())) : static_cast<int>(dataset.size());
   double psnr_sum = 0, ssim_sum = 0, l1_sum = 0;
-  for (int i = 0; i < count; ++i) {
-    const Volume& volume = dataset.get(static_cast<std::size_t>(i));
+  for (std::size_t n = 0; n < items.size(); ++n) {
+    const std::size_t i = items[n];
+    const Volume& volume = dataset.get(i);
     at::Tensor image = volume_to_tensor(volume);
     at::Tensor recon = reconstruct_volume(image).clamp(0.0, 1.0);
     psnr_sum += psnr(recon, image, 1.0);
     ssim_sum += ssim3d(recon, image);
     l1_sum += (recon - image).abs().mean().item<double>();
-    if (i < keep_outputs) result.outputs.emplace_back("reconstruction-" + dataset.id(static_cast<std::size_t>(i)), tensor_to_volume(recon, volume));
+    if (static_cast<int>(n) < keep_outputs) result.outputs.emplace_back("reconstruction-" + dataset.id(i), tensor_to_volume(recon, volume));
   }
   train_mode(true);
-  if (count > 0) {
-    result.metrics["val/psnr"] = psnr_sum / count;
-    result.metrics["val/ssim"] = ssim_sum / count;
-    result.metrics["val/l1"] = l1_sum / count;
+  result.count = static_cast<int>(items.size());
+  if (result.count > 0) {
+    result.metrics["val/psnr"] = psnr_sum / result.count;
+    result.metrics["val/ssim"] = ssim_sum / result.count;
+    result.metrics["val/l1"] = l1_sum / result.count;
   }
   return result;
 }

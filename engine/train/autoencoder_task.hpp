@@ -4,6 +4,8 @@
 // volumes from the latent mean and reports PSNR and 3D SSIM.
 #pragma once
 
+#include <functional>
+
 #include <memory>
 
 #include "config/job_spec.hpp"
@@ -19,9 +21,9 @@ class AutoencoderTask : public Task {
   std::vector<NamedModule> modules() override;
   std::vector<OptimizerGroup> optimizer_groups() override;
   bool group_active(std::size_t group, int step) const override;
-  at::Tensor compute_loss(std::size_t group, const at::Tensor& batch, int step,
+  at::Tensor compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>& sample_keys, int step,
                           std::map<std::string, double>& terms) override;
-  ValidationResult validate(const VolumeDataset& dataset, int max_volumes, int keep_outputs) override;
+  ValidationResult validate(const VolumeDataset& dataset, const std::vector<std::size_t>& items, int keep_outputs) override;
   void to(const c10::Device& device) override;
   void train_mode(bool on) override;
 
@@ -31,6 +33,7 @@ class AutoencoderTask : public Task {
   at::Tensor reconstruct_volume(const at::Tensor& image);
 
  private:
+  std::function<at::Tensor(const at::Tensor&)> sample_noise(const std::vector<std::uint64_t>& keys, std::int64_t batch) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

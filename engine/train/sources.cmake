@@ -3,10 +3,12 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/autocast_scope.cpp
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/checkpoint_store.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/device_choice.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ema_weights.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loss_scaler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sliding_window_inference.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensor_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_state.cpp)

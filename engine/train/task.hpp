@@ -19,6 +19,10 @@ namespace medsynth {
 
 class VolumeDataset;
 
+// The first `max_volumes` (0: all) dataset indices of `dataset_size`, the share
+// of `rank` among `world_size` (round robin, like the sampler without shuffle).
+std::vector<std::size_t> validation_items(std::size_t dataset_size, int max_volumes, int rank = 0, int world_size = 1);
+
 // A module that the checkpoint stores under `name.` + its parameter names.
 struct NamedModule {
   std::string name;
@@ -34,7 +38,8 @@ struct OptimizerGroup {
 };
 
 struct ValidationResult {
-  std::map<std::string, double> metrics;       // "val/psnr", "val/ssim", ...
+  std::map<std::string, double> metrics;       // "val/psnr", "val/ssim", ...: means over the items
+  int count = 0;                               // items validated (weights the mean when ranks combine)
   std::vector<std::pair<std::string, Volume>> outputs;  // (file stem, volume) to write
 };
 
@@ -48,10 +53,12 @@ class Task {
   // Forward and loss of one micro-batch for one group; `terms` receives named
   // loss parts for logging ("train/recon_loss", ...). Groups are called in
   // order for the same batch, so later groups may reuse earlier outputs.
-  virtual at::Tensor compute_loss(std::size_t group, const at::Tensor& batch, int step,
+  // `sample_keys` (one per sample, may be empty) seed per-sample noise.
+  virtual at::Tensor compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>& sample_keys, int step,
                                   std::map<std::string, double>& terms) = 0;
-  // Validation on held-out volumes; `keep_outputs` volumes are returned for writing.
-  virtual ValidationResult validate(const VolumeDataset& dataset, int max_volumes, int keep_outputs) = 0;
+  // Validation on the held-out volumes `items` (dataset indices: the trainer
+  // splits them among ranks); the first `keep_outputs` are returned for writing.
+  virtual ValidationResult validate(const VolumeDataset& dataset, const std::vector<std::size_t>& items, int keep_outputs) = 0;
   virtual void to(const c10::Device& device) = 0;
   virtual void train_mode(bool on) = 0;
   // The name of the main metric's loss for logs ("train/loss" is always the total of group 0).

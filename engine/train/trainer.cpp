@@ -7,6 +7,7 @@
 #include <torch/optim/adamw.h>
 
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -16,6 +17,9 @@
 #include "core/error.hpp"
 #include "data/batch_loader.hpp"
 #include "data/volume_dataset.hpp"
+#include "dist/gradient_sync.hpp"
+#include "dist/parameter_check.hpp"
+#include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
 #include "events/progress_bar.hpp"
 #include "events/run_logger.hpp"
@@ -23,6 +27,7 @@
 #include "train/autocast_scope.hpp"
 #include "train/autoencoder_task.hpp"
 #include "train/checkpoint_store.hpp"
+#include "train/device_choice.hpp"
 #include "train/ema_weights.hpp"
 #include "train/loss_scaler.hpp"
 #include "train/lr_schedule.hpp"
@@ -33,14 +38,6 @@ namespace medsynth {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-c10::Device choose_device(const std::string& requested, int local_rank) {
-  const bool cuda = torch::cuda::is_available();
-  if (requested == "cuda" && !cuda) throw UsageError("training.device: cuda requested but no CUDA device is available");
-  if (requested == "cuda" || (requested == "auto" && cuda))
-    return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(local_rank % std::max<int>(1, static_cast<int>(torch::cuda::device_count()))));
-  return c10::Device(c10::kCPU);
-}
 
 // The layout measured faster in docs/performance.md for this device and precision.
 at::MemoryFormat resolve_memory_format(const std::string& requested, bool amp, const c10::Device& device) {
@@ -79,6 +76,8 @@ struct Session {
   LrScheduleOptions schedule;
   int total_steps = 0;
   bool rank0 = true;
+  DistContext* dist = nullptr;
+  std::unique_ptr<GradientSync> sync;
 
   Session(const JobSpec& j, const TrainerOptions& o) : job(j), options(o) {}
 
@@ -114,13 +113,18 @@ struct Session {
     }
   }
 
+  // Every rank validates its share of the held-out volumes; the means are
+  // combined weighted by count, so the result equals a one-process validation.
   std::map<std::string, double> validate(const VolumeDataset& val, int keep_outputs, bool write_outputs) {
     auto started = Clock::now();
+    const int rank = dist ? dist->rank() : 0;
+    const int world = dist ? dist->world_size() : 1;
     ValidationResult r;
     {
       ScopedEmaWeights averaged(*ema);
-      r = task->validate(val, job.training.val_max_volumes, keep_outputs);
+      r = task->validate(val, validation_items(val.size(), job.training.val_max_volumes, rank, world), rank0 ? keep_outputs : 0);
     }
+    if (dist) r.metrics = reduce_metrics(r);
     for (const auto& [name, value] : r.metrics) metric(name, value);
     progress.last_metrics = r.metrics;
     std::string line = "validation at step " + std::to_string(progress.step) + ":";
@@ -136,8 +140,32 @@ struct Session {
     return r.metrics;
   }
 
+  // Names are the same on every rank (same task); a rank with no volume has
+  // none, so rank 0's names (it always has volume 0) are broadcast implicitly
+  // by iterating over a fixed list from the task's first result on rank 0.
+  std::map<std::string, double> reduce_metrics(const ValidationResult& r) {
+    const std::string names_text = dist->share_from_rank0("val-names-" + std::to_string(progress.step), [&] {
+      std::string t;
+      for (const auto& [name, value] : r.metrics) t += name + "\n";
+      return t;
+    }());
+    std::vector<std::string> names;
+    for (std::size_t b = 0, e; (e = names_text.find('\n', b)) != std::string::npos; b = e + 1) names.push_back(names_text.substr(b, e - b));
+    std::vector<double> sums;
+    for (const auto& name : names) {
+      auto it = r.metrics.find(name);
+      sums.push_back(it == r.metrics.end() ? 0.0 : it->second * r.count);
+    }
+    sums.push_back(r.count);
+    sums = dist->all_reduce_sum(sums, "validation metrics");
+    std::map<std::string, double> out;
+    const double count = sums.back();
+    for (std::size_t i = 0; i < names.size() && count > 0; ++i) out[names[i]] = sums[i] / count;
+    return out;
+  }
+
   void rollback() {
-    const std::string path = store->last_path();
+    const std::string path = options.run.checkpoints_dir() + "/last.safetensors";  // rank 0 wrote it; every rank reads it
     TensorFile file = read_tensor_file(path);
     const double factor = progress.lr_factor * job.training.nan_lr_factor;
     const int rollbacks = progress.rollbacks + 1;
@@ -154,21 +182,24 @@ struct Session {
 
 TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
   Session s(job, options);
-  s.rank0 = options.rank == 0;
-  s.logger = std::make_unique<RunLogger>(RunLoggerOptions{.path = options.run.rank_log(options.rank),
-                                                          .rank = options.rank,
+  s.dist = options.dist;
+  const int rank = s.dist ? s.dist->rank() : options.rank;
+  const int world_size = s.dist ? s.dist->world_size() : options.world_size;
+  s.rank0 = rank == 0;
+  s.logger = std::make_unique<RunLogger>(RunLoggerOptions{.path = options.run.rank_log(rank),
+                                                          .rank = rank,
                                                           .stderr_level = options.quiet ? LogLevel::warn : LogLevel::info});
   if (s.rank0) {
     s.events = std::make_unique<EventWriter>(
-        EventWriterOptions{.path = options.run.events_file(), .rank = options.rank, .echo_stdout = options.json_stdout});
+        EventWriterOptions{.path = options.run.events_file(), .rank = rank, .echo_stdout = options.json_stdout});
     if (job.output.tensorboard) s.events->attach_tensorboard(std::make_shared<TensorBoardWriter>(options.run.tensorboard_dir()));
     s.logger->attach_events(s.events.get());
   }
   const auto started = Clock::now();
   try {
     if (job.training.num_threads > 0) at::set_num_threads(job.training.num_threads);
-    at::manual_seed(static_cast<uint64_t>(job.training.base_seed + options.rank));
-    s.device = choose_device(job.training.device, options.rank);
+    at::manual_seed(static_cast<uint64_t>(job.training.base_seed + rank));
+    s.device = s.dist ? s.dist->device() : training_device(job.training.device, 0);
     if (job.training.deterministic && s.device.is_cuda()) {
       // On CPU the same seed and thread count already give the same run (the
       // resume test checks it bit for bit); torch's global deterministic mode
@@ -186,10 +217,10 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
     lo.patch_size = job.data.patch_size;
     lo.random_flip = job.data.random_flip;
     lo.shuffle = true;
-    lo.drop_last = true;
+    lo.drop_last = job.distributed.drop_last;
     lo.base_seed = static_cast<std::uint64_t>(job.training.base_seed);
-    lo.rank = options.rank;
-    lo.world_size = options.world_size;
+    lo.rank = rank;
+    lo.world_size = world_size;
     lo.num_workers = job.data.num_workers;
     lo.prefetch = job.data.prefetch;
     BatchLoader loader(train_set, lo);
@@ -205,6 +236,24 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
     const at::MemoryFormat memory_format = resolve_memory_format(job.training.memory_format, job.training.amp, s.device);
     apply_memory_format(*s.task, memory_format);
     s.task->train_mode(true);
+    std::vector<std::string> parameter_names;
+    std::vector<at::Tensor> parameters;
+    for (const auto& m : s.task->modules()) {
+      for (const auto& p : m.module->named_parameters()) {
+        parameter_names.push_back(m.name + "." + p.key());
+        parameters.push_back(p.value());
+      }
+      for (const auto& b : m.module->named_buffers()) {
+        parameter_names.push_back(m.name + "." + b.key());
+        parameters.push_back(b.value());
+      }
+    }
+    if (s.dist) {
+      // DDP's start: every rank begins from rank 0's weights (a fresh init
+      // differs per rank seed). Before the EMA copy and the resume, which then
+      // agree on every rank too.
+      s.dist->broadcast(parameters, 0, "parameter broadcast");
+    }
     for (auto& group : s.task->optimizer_groups()) {
       torch::optim::AdamWOptions ao(job.training.lr * group.lr_multiplier);
       ao.betas({job.training.betas[0], job.training.betas[1]}).weight_decay(job.training.weight_decay);
@@ -217,8 +266,11 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
     s.scaler = LossScaler(LossScalerOptions{.enabled = amp && s.device.is_cuda()});
     s.schedule = {job.training.lr, job.training.warmup_steps, s.total_steps, job.training.lr_schedule, job.training.min_lr_ratio};
     s.identity = {job.task, model_config_hash(job), job_config_hash(job), job_to_yaml(job)};
-    s.store = std::make_unique<CheckpointStore>(
-        CheckpointStoreOptions{options.run.checkpoints_dir(), job.checkpoint.keep_best, job.checkpoint.metric, job.checkpoint.mode});
+    // Only rank 0 owns the checkpoint folder (the store sweeps stale temp files
+    // when it opens, which must never race rank 0's writes).
+    if (s.rank0)
+      s.store = std::make_unique<CheckpointStore>(
+          CheckpointStoreOptions{options.run.checkpoints_dir(), job.checkpoint.keep_best, job.checkpoint.metric, job.checkpoint.mode});
 
     if (!options.resume_from.empty()) {
       TensorFile file = read_tensor_file(options.resume_from);
@@ -226,6 +278,12 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
       s.progress = restore_training_state(*s.task, s.optimizers, file, options.resume_from, s.ema.get());
       s.scaler.restore(s.progress.scaler_scale, s.progress.scaler_growth_tracker);
       s.info("resumed from " + options.resume_from + " at step " + std::to_string(s.progress.step));
+    }
+    if (s.dist) {
+      std::vector<std::vector<at::Tensor>> groups;
+      for (const auto& slot : s.optimizers) groups.push_back(slot.group.parameters);
+      s.sync = std::make_unique<GradientSync>(*s.dist, std::move(groups),
+                                              GradientSyncOptions{job.distributed.bucket_cap_mb, job.distributed.overlap});
     }
 
     const int64_t voxels_per_batch = static_cast<int64_t>(job.training.batch_size) * job.data.patch_size[0] * job.data.patch_size[1] *
@@ -236,8 +294,8 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
       e.job_name = job.name;
       e.task = job.task;
       e.config_hash = s.identity.config_hash;
-      e.world_size = options.world_size;
-      e.effective_batch = static_cast<std::int64_t>(job.training.batch_size) * options.world_size * accum;
+      e.world_size = world_size;
+      e.effective_batch = static_cast<std::int64_t>(job.training.batch_size) * world_size * accum;
       e.total_steps = s.total_steps;
       e.device = s.device.str();
       e.extra = {{"amp", amp},
@@ -246,11 +304,15 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
                  {"train_volumes", train_set.size()},
                  {"val_volumes", val_set.size()},
                  {"resumed_from", options.resume_from},
-                 {"model_hash", s.identity.model_hash}};
+                 {"model_hash", s.identity.model_hash},
+                 {"backend", s.dist ? s.dist->backend_name() : std::string("none")},
+                 {"gradient_buckets", s.sync ? static_cast<int>(s.sync->bucket_count(0)) : 0},
+                 {"batch_per_rank", job.training.batch_size},
+                 {"accumulation", accum}};
       s.events->run_started(e);
     }
     if (options.resume_from.empty() && s.rank0) s.save_last();  // the NaN guard's rollback target before the first validation
-    s.info("training " + job.task + " on " + s.device.str() + " for " + std::to_string(s.total_steps) + " steps (" +
+    s.info("training " + job.task + " on " + s.device.str() + (s.dist ? " as rank " + std::to_string(rank) + " of " + std::to_string(world_size) + " (" + s.dist->backend_name() + ")" : std::string()) + " for " + std::to_string(s.total_steps) + " steps (" +
            std::to_string(train_set.size()) + " train / " + std::to_string(val_set.size()) + " val volumes, " +
            std::to_string(at::get_num_threads()) + " threads)");
     if (options.progress_bar && !options.quiet) s.bar = std::make_unique<ProgressBar>();
@@ -281,16 +343,30 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
             at::Tensor loss;
             {
               AutocastScope autocast(amp, s.device.type());
-              loss = s.task->compute_loss(g, images, s.progress.step, terms);
+              loss = s.task->compute_loss(g, images, batch->sample_keys, s.progress.step, terms);
             }
             if (inject && g == 0) loss = loss * std::nan("");
             const double value = loss.item<double>();
             if (!std::isfinite(value)) finite = false;
             if (g == 0) step_loss += value / accum;
+            const bool sync_now = s.sync && micro == accum - 1;  // DDP's no_sync() on the other micro-steps
+            if (sync_now) s.sync->prepare(g);
             s.scaler.scale_loss(loss / accum).backward();
+            if (sync_now) s.sync->finish(g);
           }
         }
         s.progress.batch_in_epoch += accum;
+        // One small all-reduce per step makes every rank take the same
+        // decisions: the mean loss, whether any rank saw a non-finite loss, and
+        // whether any rank was asked to stop (signals reach ranks at different times).
+        bool stop_agreed = false;
+        if (s.dist) {
+          const int signal_now = options.stop_signal ? options.stop_signal->load() : 0;
+          const auto agreed = s.dist->all_reduce_sum({step_loss, finite ? 0.0 : 1.0, signal_now != 0 ? 1.0 : 0.0}, "step agreement");
+          step_loss = agreed[0] / world_size;
+          finite = agreed[1] == 0;
+          stop_agreed = agreed[2] > 0;
+        }
         for (std::size_t g = 0; g < s.optimizers.size() && finite; ++g)
           if (s.task->group_active(g, s.progress.step)) finite = s.scaler.unscale_and_check(s.optimizers[g].group.parameters);
         s.scaler.update(finite);
@@ -301,6 +377,10 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
           s.warn("non-finite loss or gradients at step " + std::to_string(s.progress.step) + ": step skipped (" +
                  std::to_string(consecutive_bad) + "/" + std::to_string(job.training.nan_max_bad_steps) + ")");
           s.metric("train/skipped_steps", result.skipped_steps);
+          if (stop_agreed) {
+            const std::string path = s.rank0 ? s.save_last() : std::string();
+            throw Interrupted("stopped by signal at step " + std::to_string(s.progress.step) + "; checkpoint " + path);
+          }
           if (consecutive_bad >= job.training.nan_max_bad_steps) {
             if (s.progress.rollbacks >= 5) throw RuntimeError("training diverged: non-finite losses persist after 5 rollbacks");
             s.rollback();
@@ -354,7 +434,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
         }
 
         const bool validate_now = (job.training.val_every_steps > 0 && s.progress.step % job.training.val_every_steps == 0) || last_step;
-        if (validate_now && s.rank0) {
+        if (validate_now) {
           auto metrics = s.validate(val_set, job.output.save_reconstructions, last_step);
           s.save_checkpoints(metrics);
           validated_at_end = last_step;
@@ -362,7 +442,10 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
         } else if (job.checkpoint.every_steps > 0 && s.progress.step % job.checkpoint.every_steps == 0 && s.rank0) {
           s.save_last();
         }
-        const int signal = options.stop_signal ? options.stop_signal->load() : 0;
+        if (rank == options.test_kill_rank && s.progress.step == options.test_kill_step) std::raise(SIGKILL);
+        if (job.distributed.check_parameters_every > 0 && s.dist && s.progress.step % job.distributed.check_parameters_every == 0)
+          check_parameters_identical(*s.dist, parameter_names, parameters);
+        const int signal = s.dist ? (stop_agreed ? 15 : 0) : options.stop_signal ? options.stop_signal->load() : 0;
         if (signal != 0 || s.progress.step == options.stop_after_step) {
           if (s.bar) s.bar->finish();
           const std::string path = s.rank0 ? s.save_last() : std::string();
@@ -377,15 +460,22 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
       }
     }
     if (s.bar) s.bar->finish();
-    if (!validated_at_end && s.rank0) {  // resumed at the end, or zero steps left
+    if (!validated_at_end) {  // resumed at the end, or zero steps left
       auto metrics = s.validate(val_set, job.output.save_reconstructions, true);
       s.save_checkpoints(metrics);
     }
     result.final_metrics = s.progress.last_metrics;
     result.steps = s.progress.step;
     result.rollbacks = s.progress.rollbacks;
-    result.last_checkpoint = s.store->last_path();
-    if (!s.store->best().empty()) result.best_checkpoint = s.store->best().front().path;
+    result.last_checkpoint = options.run.checkpoints_dir() + "/last.safetensors";
+    if (s.store && !s.store->best().empty()) result.best_checkpoint = s.store->best().front().path;
+    if (s.sync) {
+      const auto& st = s.sync->stats();
+      s.info("gradient sync: " + std::to_string(st.syncs) + " syncs, " + std::to_string(st.buckets_launched) + " bucket all-reduces (" +
+             std::to_string(st.buckets_launched_in_backward) + " launched during backward), " +
+             std::to_string(static_cast<double>(st.bytes_reduced) / 1e6) + " MB, exposed wait " + std::to_string(st.exposed_wait_seconds) + " s");
+    }
+    if (s.dist) s.dist->barrier("end of training");  // nobody leaves while rank 0 still writes (or hosts the store)
     if (s.events) {
       s.events->run_finished("completed", result.final_metrics, std::chrono::duration<double>(Clock::now() - started).count());
     }

@@ -4,7 +4,12 @@
 // guard (skip a non-finite step; after K in a row roll back to the last good
 // checkpoint with the LR scaled down), validation every N steps, atomic
 // checkpoints (last + best k) with full resume, and the event stream.
-// Called by the CLI's train verb and by tests. Rank 0 writes events and checkpoints.
+// Distributed (options.dist): parameters broadcast from rank 0, gradients
+// averaged in overlapped buckets (dist/gradient_sync.hpp), data sharded per
+// rank, validation split across ranks and reduced, loss/stop/NaN decisions
+// agreed by one small all-reduce per step. Rank 0 alone writes events and
+// checkpoints; every rank logs to logs/rank{R}.log.
+// Called by the CLI's train verb and by tests.
 #pragma once
 
 #include <atomic>
@@ -17,9 +22,12 @@
 
 namespace medsynth {
 
+class DistContext;
+
 struct TrainerOptions {
   RunDirectory run;                   // already created (create_run_directory / open_run_directory)
-  int rank = 0;
+  DistContext* dist = nullptr;        // the process group of a distributed run (rank, world, device); null: one process
+  int rank = 0;                       // from `dist` when it is set
   int world_size = 1;
   bool json_stdout = false;           // echo events to stdout (--json)
   bool progress_bar = true;           // a bar on stderr when it is a terminal
@@ -28,6 +36,8 @@ struct TrainerOptions {
   std::set<int> inject_nan_at_steps;  // test hook: make the loss NaN at these optimizer steps (once each)
   const std::atomic<int>* stop_signal = nullptr;  // non-zero: save a checkpoint and stop (SIGINT/SIGTERM)
   int stop_after_step = -1;           // test hook: behave as if signalled once this step is done
+  int test_kill_rank = -1;            // test hook: this rank SIGKILLs itself after step test_kill_step
+  int test_kill_step = -1;
 };
 
 struct TrainResult {

@@ -97,7 +97,7 @@ TEST(Trainer, WeightAverageIsWhatValidationAndCheckpointsUse) {
   AutoencoderTask task(copy);
   restore_weights(task, last, r.last_checkpoint, /*prefer_ema=*/true);
   VolumeDataset val(job.data, "val", job.training.base_seed);
-  auto metrics = task.validate(val, 0, 0).metrics;
+  auto metrics = task.validate(val, validation_items(val.size(), 0), 0).metrics;
   EXPECT_NEAR(metrics.at("val/psnr"), r.final_metrics.at("val/psnr"), 1e-9);
 }
 

@@ -1,0 +1,96 @@
+#include "cli/train_arguments.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/job_arguments.hpp"
+#include "config/job_loader.hpp"
+#include "core/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth::cli {
+namespace {
+
+// The newest run of this job name under runs_dir that holds a last checkpoint.
+std::string newest_resumable_run(const std::string& runs_dir, const std::string& name) {
+  std::string best;
+  fs::file_time_type best_time{};
+  std::error_code ec;
+  if (!fs::is_directory(runs_dir, ec)) return {};
+  for (const auto& entry : fs::directory_iterator(runs_dir, ec)) {
+    const std::string dir = entry.path().filename().string();
+    if (dir.rfind(name + "-", 0) != 0) continue;
+    const fs::path last = entry.path() / "checkpoints" / "last.safetensors";
+    if (!fs::exists(last, ec)) continue;
+    auto t = fs::last_write_time(last, ec);
+    if (best.empty() || t > best_time) {
+      best = entry.path().string();
+      best_time = t;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+void add_train_options(CLI::App& cmd, TrainArguments& a) {
+  cmd.add_option("job", a.job_file, "Job file (.yaml or .json)")->required()->check(CLI::ExistingFile);
+  cmd.add_option("overrides", a.overrides, "Hydra-style overrides: training.lr=3e-4 data.patch_size=[32,32,32]");
+  cmd.add_option("--data", a.data, "Train on real volumes: a folder of .nii/.nii.gz (or DICOM series) or a CSV manifest");
+  cmd.add_option("--resume", a.resume, "Continue a run directory (from its last checkpoint) or start from a checkpoint file; 'auto' = newest run of this job");
+  cmd.add_option("--runs-dir", a.runs_dir, "Where run directories are created (default: output.runs_dir, 'runs')");
+  cmd.add_flag("--json", a.json, "Write the event stream (JSON lines) to stdout");
+  cmd.add_flag("--quiet", a.quiet, "Only warnings and errors on stderr");
+  cmd.add_flag("--no-progress", a.no_progress, "No progress bar on stderr");
+  cmd.add_option("--run-dir", a.run_dir, "Launcher: use this existing run directory")->group("");
+  cmd.add_option("--test-kill-self", a.test_kill, "Testing: RANK:STEP - that rank SIGKILLs itself after that step")->group("");
+  cmd.add_option("--inject-nan-at", a.inject_nan, "Testing: make the loss NaN at these optimizer steps, e.g. 5,6,7")->group("");
+}
+
+JobSpec load_train_job(const TrainArguments& a) {
+  JobSpec job = load_job(a.job_file, a.data, a.overrides);
+  if (!a.runs_dir.empty()) job.output.runs_dir = a.runs_dir;
+  return job;
+}
+
+ResolvedRun resolve_run(const TrainArguments& a, const JobSpec& job) {
+  ResolvedRun r;
+  std::string resume = a.resume.empty() ? job.checkpoint.resume : a.resume;
+  if (resume == "auto") {
+    resume = newest_resumable_run(job.output.runs_dir, job.name);
+    if (resume.empty()) std::cerr << "medsynth-engine: checkpoint.resume=auto: no earlier run of '" << job.name << "'; starting fresh\n";
+  }
+  if (!resume.empty() && fs::is_directory(resume)) {
+    r.run = open_run_directory(resume);
+    r.resume_from = r.run.checkpoints_dir() + "/last.safetensors";
+    if (!fs::exists(r.resume_from)) throw UsageError(resume + ": run directory has no checkpoints/last.safetensors to resume from");
+    return r;
+  }
+  if (!resume.empty() && !fs::exists(resume)) throw UsageError("resume: no such checkpoint or run directory: " + resume);
+  r.resume_from = resume;
+  if (!a.run_dir.empty()) {
+    r.run = open_run_directory(a.run_dir);
+  } else {
+    r.run = create_run_directory(job.output.runs_dir, job.name);
+    write_text_file_atomic(r.run.job_file(), job_to_yaml(job));
+  }
+  return r;
+}
+
+std::vector<std::string> worker_train_argv(const TrainArguments& a) {
+  std::vector<std::string> argv{"train", a.job_file};
+  argv.insert(argv.end(), a.overrides.begin(), a.overrides.end());
+  if (!a.data.empty()) argv.insert(argv.end(), {"--data", a.data});
+  if (!a.runs_dir.empty()) argv.insert(argv.end(), {"--runs-dir", a.runs_dir});
+  if (a.json) argv.push_back("--json");
+  if (a.quiet) argv.push_back("--quiet");
+  if (a.no_progress) argv.push_back("--no-progress");
+  if (!a.inject_nan.empty()) argv.insert(argv.end(), {"--inject-nan-at", a.inject_nan});
+  if (!a.test_kill.empty()) argv.insert(argv.end(), {"--test-kill-self", a.test_kill});
+  return argv;
+}
+
+}  // namespace medsynth::cli

@@ -1,0 +1,92 @@
+// `medsynth-engine launch [--nproc-per-node N --nnodes M --node-rank R
+// --master-addr A --master-port P --max-restarts K] train JOB [overrides]
+// [train options]`: torchrun's option names, our agent (dist/agent.hpp).
+#include <CLI/CLI.hpp>
+#include <torch/cuda.h>
+
+#include <unistd.h>
+
+#include <climits>
+#include <thread>
+
+#include "cli/signals.hpp"
+#include "cli/train_arguments.hpp"
+#include "cli/verbs.hpp"
+#include "core/error.hpp"
+#include "dist/agent.hpp"
+
+namespace medsynth::cli {
+namespace {
+
+struct LaunchArguments {
+  AgentOptions agent;
+  std::string nproc = "1";
+  TrainArguments train;
+};
+
+// --nproc-per-node: a number, "gpu" (one per CUDA device) or "cpu"/"auto"
+// (torchrun's words: one per device; on CPU "auto" means one process).
+int resolve_nproc(const std::string& text) {
+  // Asked only for the device words: the launcher itself stays off the GPU otherwise.
+  const auto cuda_devices = [] { return torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0; };
+  if (text == "gpu") {
+    if (cuda_devices() < 1) throw UsageError("--nproc-per-node gpu: this node has no CUDA device");
+    return cuda_devices();
+  }
+  if (text == "auto") return std::max(cuda_devices(), 1);
+  if (text == "cpu") return 1;
+  try {
+    std::size_t used = 0;
+    const int n = std::stoi(text, &used);
+    if (used == text.size() && n >= 1) return n;
+  } catch (const std::exception&) {
+  }
+  throw UsageError("--nproc-per-node must be a number >= 1, 'gpu', 'cpu' or 'auto' (got '" + text + "')");
+}
+
+std::string self_executable() {
+  char buffer[PATH_MAX] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  if (n <= 0) throw RuntimeError("launcher: cannot find its own executable (/proc/self/exe)");
+  return std::string(buffer, static_cast<std::size_t>(n));
+}
+
+}  // namespace
+
+Action add_launch_verb(CLI::App& app) {
+  auto args = std::make_shared<LaunchArguments>();
+  auto* cmd = app.add_subcommand("launch", "Run a job on several processes (our torchrun): one worker per GPU, or N on CPU with Gloo");
+  AgentOptions& a = args->agent;
+  cmd->add_option("--nproc-per-node", args->nproc, "Workers on this node: a number, 'gpu' (one per CUDA device), 'auto'")->capture_default_str();
+  cmd->add_option("--nnodes", a.nnodes, "Number of nodes (one launcher per node)")->capture_default_str();
+  cmd->add_option("--node-rank", a.node_rank, "This node's rank (0 hosts the rendezvous store)")->capture_default_str();
+  cmd->add_option("--master-addr", a.master_addr, "Address of node 0; its store listens on this address only")->capture_default_str();
+  cmd->add_option("--master-port", a.master_port, "Rendezvous port (0 or absent: a free port, single node only)");
+  cmd->add_option("--max-restarts", a.max_restarts, "Restart all workers from the last checkpoint up to this many times")->capture_default_str();
+  cmd->add_option("--monitor-interval", a.monitor_interval_s, "Seconds between worker health checks")->capture_default_str();
+  cmd->add_option("--stop-grace", a.stop_grace_s, "Seconds between SIGTERM and SIGKILL when stopping workers")->capture_default_str();
+  cmd->add_option("--join-timeout", a.join_timeout_s, "Seconds for other nodes' launchers to reach the store")->capture_default_str();
+  cmd->require_subcommand(1);
+  auto* train = cmd->add_subcommand("train", "The training job every worker runs (same options as `medsynth-engine train`)");
+  add_train_options(*train, args->train);
+  return [args] {
+    AgentOptions o = args->agent;
+    o.nproc_per_node = resolve_nproc(args->nproc);
+    o.program = self_executable();
+    o.json_stdout = args->train.json;
+    o.worker_args = worker_train_argv(args->train);
+    const TrainArguments train = args->train;
+    o.resolve_run = [train] {
+      const JobSpec job = load_train_job(train);
+      ResolvedRun r = resolve_run(train, job);
+      return std::make_pair(r.run.root, r.resume_from);
+    };
+    install_stop_handlers();
+    o.stop_signal = &stop_flag();
+    const int code = run_agent(o);
+    if (code == 130 || code == 143) throw Interrupted("launch stopped by signal");
+    return code;
+  };
+}
+
+}  // namespace medsynth::cli
