@@ -412,12 +412,13 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
           s.metric("train/loss", mean_loss);
           for (const auto& [name, value] : terms) s.metric(name, value / accum);
           s.metric("lr", lr);
-          const double vox_per_s = seconds > 0 ? voxels_per_batch * accum * window_steps / seconds : 0;
+          // Throughput of the whole run: every rank processes its own batches.
+          const double vox_per_s = seconds > 0 ? static_cast<double>(voxels_per_batch) * accum * window_steps * world_size / seconds : 0;
           s.metric("throughput/vox_per_s", vox_per_s);
           const double eta = seconds / window_steps * (s.total_steps - s.progress.step);
           if (s.events)
             s.events->progress(s.progress.step, s.total_steps, s.progress.epoch, (s.total_steps + steps_per_epoch - 1) / steps_per_epoch,
-                               seconds > 0 ? job.training.batch_size * accum * window_steps / seconds : 0, eta);
+                               seconds > 0 ? static_cast<double>(job.training.batch_size) * accum * window_steps * world_size / seconds : 0, eta);
           result.final_train_loss = mean_loss;
           window_loss = 0;
           window_steps = 0;

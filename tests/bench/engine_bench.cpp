@@ -4,7 +4,9 @@
 //   2. autoencoder train step (forward + backward + AdamW) at 64^3 for
 //      fp32/bf16-autocast x contiguous/channels-last-3d, GFLOP/s and % of peak;
 //   3. loader throughput in voxels/s from .nii.gz: uncached and cached epochs.
-// Usage: medsynth-bench [--threads N] [--runs R] [--quick]
+//   4. --model-sizes: parameters and forward conv FLOPs of the MAISI-size
+//      models (JSON, read by dist_bench.py for the modelled multi-GPU table).
+// Usage: medsynth-bench [--threads N] [--runs R] [--quick] | --model-sizes
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/optim/adamw.h>
@@ -142,9 +144,45 @@ void bench_loader(int runs, int size, int files) {
   fs::remove_all(dir);
 }
 
+// One line of JSON per model: parameter count and forward conv FLOPs of one
+// [1,1,S,S,S] patch (fp32, measured by the counter on a real forward pass).
+void print_model_sizes() {
+  struct Case {
+    const char* name;
+    std::vector<int> channels;
+    std::vector<int> res_blocks;
+    int groups;
+    int patch;
+  };
+  const Case cases[] = {{"maisi_autoencoder", {64, 128, 256}, {2, 2, 2}, 32, 64}, {"quickstart_autoencoder", {16, 32, 32}, {1, 1, 1}, 8, 32}};
+  for (const auto& c : cases) {
+    AutoencoderKLOptions o;
+    o.num_channels = c.channels;
+    o.num_res_blocks = c.res_blocks;
+    o.norm_num_groups = c.groups;
+    AutoencoderKL model(o);
+    std::int64_t params = 0;
+    for (const auto& p : model->parameters()) params += p.numel();
+    double flops = 0;
+    {
+      at::NoGradGuard no_grad;
+      bench::ConvFlopCounter counter;
+      model->reconstruct(at::rand({1, 1, c.patch, c.patch, c.patch}));
+      flops = counter.forward_flops();
+    }
+    std::printf("{\"model\":\"%s\",\"parameters\":%lld,\"patch\":%d,\"forward_gflops\":%.3f}\n", c.name,
+                static_cast<long long>(params), c.patch, flops / 1e9);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--model-sizes")) {
+      print_model_sizes();
+      return 0;
+    }
   int threads = 2, runs = 5;
   bool quick = false;
   for (int i = 1; i < argc; ++i) {
