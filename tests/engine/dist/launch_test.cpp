@@ -329,3 +329,58 @@ TEST(Launch, TrainWorksUnderATorchrunEnvironmentWithoutTheLauncher) {
   ASSERT_FALSE(run.empty()) << "both ranks must share rank 0's run directory";
   EXPECT_EQ(of_type(read_events(run), "run_started").at(0)["world_size"], 2);
 }
+
+// Two launchers as two "nodes" on loopback: the multi-node path end to end.
+TEST(Launch, TwoNodesOfOneProcessTrainTogether) {
+  Fixture f;
+  const std::string port = std::to_string(test::free_port());
+  auto node = [&](int rank) {
+    return launch_argv(f, 1, {"--nnodes", "2", "--node-rank", std::to_string(rank), "--master-addr", "127.0.0.1", "--master-port", port}, {});
+  };
+  test::ChildProcess node0(node(0), f.dir.path().string());
+  test::ChildProcess node1(node(1), f.dir.path().string());
+  auto r1 = node1.wait();
+  auto r0 = node0.wait();
+  ASSERT_EQ(r0.exit_code, 0) << r0.err;
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  const std::string run = only_run(f.runs);
+  ASSERT_FALSE(run.empty()) << "both nodes must use node 0's run directory";
+  EXPECT_EQ(of_type(read_events(run), "run_started").at(0)["world_size"], 2);
+  EXPECT_TRUE(fs::exists(run + "/logs/rank1.log"));
+}
+
+// RELIABILITY 3: a node's launcher is killed mid-run -> its worker dies with it
+// (no orphan) and the other node's ranks fail at the collective timeout
+// instead of hanging.
+TEST(Launch, ALostNodeMakesTheOthersFailInsteadOfHanging) {
+  Fixture f;
+  const std::string port = std::to_string(test::free_port());
+  auto node = [&](int rank) {
+    return launch_argv(f, 1, {"--nnodes", "2", "--node-rank", std::to_string(rank), "--master-addr", "127.0.0.1", "--master-port", port},
+                       {"training.max_steps=400", "training.val_every_steps=5", "distributed.timeout_s=3"});
+  };
+  test::ChildProcess node0(node(0), f.dir.path().string());
+  test::ChildProcess node1(node(1), f.dir.path().string());
+  ASSERT_TRUE(test::wait_until([&] { return has_checkpoint_at_least(f.runs, 5); }, std::chrono::seconds(120)));
+  const pid_t worker1 = worker_of_rank(node1.pid(), 1);
+  ASSERT_GT(worker1, 0);
+  ::kill(node1.pid(), SIGKILL);
+  node1.wait();
+  EXPECT_TRUE(test::wait_until([&] { return ::kill(worker1, 0) != 0; }, std::chrono::seconds(10))) << "node 1's worker outlived its launcher";
+  auto r0 = node0.wait();
+  EXPECT_EQ(r0.exit_code, 1);
+  EXPECT_NE(r0.err.find("rank 0 (node 0) failed first"), std::string::npos) << r0.err;
+  EXPECT_TRUE(processes_mentioning(f.runs).empty());
+}
+
+// RELIABILITY 5: a node that never joins -> fail at the join timeout naming the missing rank; the port is released.
+TEST(Launch, ANodeThatNeverJoinsIsNamedAndThePortReleased) {
+  Fixture f;
+  const int port = test::free_port();
+  auto r = test::run_process(launch_argv(f, 1, {"--nnodes", "2", "--node-rank", "0", "--master-port", std::to_string(port)},
+                                         {"distributed.join_timeout_s=2"}),
+                             f.dir.path().string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("rank 1 never joined"), std::string::npos) << r.err;
+  EXPECT_TRUE(port_is_free("127.0.0.1", port)) << "the rendezvous port is still held";
+}
