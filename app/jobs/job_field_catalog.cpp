@@ -1,0 +1,283 @@
+// The job editor's field list: paths, kinds and defaults walked from the
+// schema (visit_job over a default JobSpec); labels, help, ranges, groups and
+// the choices of string enums are the console's, in the table below.
+#include "app/jobs/job_field_catalog.hpp"
+
+#include <QHash>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/job_enums.hpp"
+#include "config/job_schema.hpp"
+#include "config/job_spec.hpp"
+
+namespace medsynth::app {
+
+namespace {
+
+const QString k_training = QStringLiteral("Training");
+const QString k_data = QStringLiteral("Data");
+const QString k_parallel = QStringLiteral("Parallel computing");
+const QString k_model = QStringLiteral("Model");
+const QString k_output = QStringLiteral("Checkpoints & output");
+
+struct Presentation {
+  const char* label;
+  const char* help;
+  double minimum = 0.0;
+  double maximum = 0.0;
+  QStringList choices{};
+  bool advanced = false;
+  const char* group = nullptr;  // overrides the section's group
+};
+
+QStringList names(std::initializer_list<const char*> list) {
+  QStringList out;
+  for (const char* n : list) out << QString::fromLatin1(n);
+  return out;
+}
+
+// Labels and help per path. Ranges mirror engine/config/job_validation.cpp;
+// tests/app/job_field_catalog_test.cpp checks every choice against the config library.
+const QHash<QString, Presentation>& presentation() {
+  static const QHash<QString, Presentation> table = {
+      {"name", {"Run name", "Names the run directory: runs/<name>-<YYYYmmdd-HHMMSS>. Letters, digits, '.', '_', '-'.", 0, 0, {}, false, "Checkpoints & output"}},
+      {"task", {"Task", "What is trained. This engine trains the autoencoder; ldm, vqgan and survival arrive later.", 0, 0, names({"autoencoder", "ldm", "vqgan", "survival"})}},
+      {"data.source", {"Data source", "simulated: CT-like phantoms (the seeds' default); folder: .nii/.nii.gz files or DICOM series; csv: a manifest with an 'image' column."}},
+      {"data.path", {"Data path", "Folder of volumes or CSV manifest (folder/csv sources). Must exist."}},
+      {"data.modality", {"Modality", "Chooses the intensity normalisation: a HU window for CT, percentiles for MRI."}},
+      {"data.num_train", {"Training phantoms", "Simulated training volumes.", 1, 100000}},
+      {"data.num_val", {"Validation phantoms", "Simulated held-out volumes.", 1, 100000}},
+      {"data.phantom_size", {"Phantom size (voxels)", "x, y, z; at least the patch size on every axis.", 4, 2048, {}, true}},
+      {"data.phantom_spacing", {"Phantom spacing (mm)", "Voxel spacing of the phantoms.", 0.01, 100, {}, true}},
+      {"data.noise_hu", {"Phantom noise (HU)", "Gaussian noise added to the phantoms.", 0, 1000, {}, true}},
+      {"data.val_fraction", {"Validation fraction", "Real data: the last fraction of the sorted file list is held out.", 0.001, 0.999}},
+      {"data.ct_window", {"CT window (HU)", "HU range mapped to [0, 1] and clipped (MAISI: -1000 to 1000).", -5000, 5000, {}, true}},
+      {"data.mri_percentiles", {"MRI percentiles", "Intensity percentiles mapped to [0, 1].", 0, 100, {}, true}},
+      {"data.target_spacing", {"Resample to spacing (mm)", "Resample every volume to this spacing; empty keeps the native spacing.", 0.01, 100, {}, true}},
+      {"data.patch_size", {"Patch size (voxels)", "Random training patch; each axis >= 4 and divisible by 2^(levels-1) (MAISI trains on 64^3).", 4, 1024}},
+      {"data.random_flip", {"Random flips", "Flip patches along random axes during training."}},
+      {"data.cache_rate", {"Cache rate", "Fraction of preprocessed volumes kept in memory (MONAI CacheDataset).", 0, 1, {}, true}},
+      {"data.num_workers", {"Loader threads", "Threads preparing batches (MONAI DataLoader num_workers).", 0, 256, {}, true}},
+      {"data.prefetch", {"Prefetch batches", "Batches prepared ahead of the trainer.", 0, 256, {}, true}},
+      {"model.autoencoder.spatial_dims", {"Spatial dimensions", "Must be 3.", 3, 3, {}, true}},
+      {"model.autoencoder.in_channels", {"Input channels", "Image channels in.", 1, 64, {}, true}},
+      {"model.autoencoder.out_channels", {"Output channels", "Image channels out.", 1, 64, {}, true}},
+      {"model.autoencoder.latent_channels", {"Latent channels", "Channels of the latent (MAISI: 4).", 1, 64}},
+      {"model.autoencoder.num_channels", {"Channels per level", "One entry per level; len-1 downsamplings; each divisible by the norm groups (MAISI: 64, 128, 256).", 1, 4096}},
+      {"model.autoencoder.num_res_blocks", {"Residual blocks per level", "Same length as the channels per level.", 1, 64}},
+      {"model.autoencoder.norm_num_groups", {"GroupNorm groups", "Groups of every GroupNorm (MAISI: 32).", 1, 4096, {}, true}},
+      {"model.autoencoder.norm_eps", {"GroupNorm epsilon", "Added to the variance in GroupNorm.", 1e-12, 1, {}, true}},
+      {"model.autoencoder.attention_levels", {"Attention per level", "Self-attention at each level; same length as the channels per level.", 0, 0, {}, true}},
+      {"model.autoencoder.with_encoder_nonlocal_attn", {"Encoder attention block", "An attention block in the encoder's middle.", 0, 0, {}, true}},
+      {"model.autoencoder.with_decoder_nonlocal_attn", {"Decoder attention block", "An attention block in the decoder's middle.", 0, 0, {}, true}},
+      {"model.autoencoder.use_checkpointing", {"Activation checkpointing", "Trades compute for memory on GPUs; ignored on CPU.", 0, 0, {}, true}},
+      {"model.autoencoder.use_convtranspose", {"Transposed convolutions", "Upsample with transposed convolutions instead of interpolation + conv.", 0, 0, {}, true}},
+      {"model.discriminator.num_layers_d", {"Discriminator layers", "Strided conv layers of the PatchGAN (MAISI: 3); used when the adversarial weight > 0.", 1, 16, {}, true}},
+      {"model.discriminator.channels", {"Discriminator channels", "Channels of its first layer (MAISI: 32).", 1, 4096, {}, true}},
+      {"model.discriminator.start_step", {"Adversarial loss from step", "Optimizer step at which the generator's adversarial loss starts.", 0, 1e9, {}, true}},
+      {"loss.recon_loss", {"Reconstruction loss", "l1 (MAISI) or l2.", 0, 0, names({"l1", "l2"})}},
+      {"loss.kl_weight", {"KL weight", "Weight of the KL term (MAISI: 1e-7).", 0, 1e6}},
+      {"loss.logvar_clamp", {"Log-variance clamp", "The encoder's log-variance is clamped to this range so the KL term stays finite.", -1000, 1000, {}, true}},
+      {"loss.adv_weight", {"Adversarial weight", "0 disables the discriminator (MAISI uses 0.1 on GPUs).", 0, 1e6}},
+      {"loss.perceptual_weight", {"Perceptual weight", "Must stay 0: no pretrained perceptual network ships with medsynth.", 0, 0, {}, true}},
+      {"training.epochs", {"Epochs", "Passes over the training set (MAISI: 2 simulated, 50+ real); ignored when max steps > 0.", 1, 1e6}},
+      {"training.max_steps", {"Max steps", "Stop after this many optimizer steps; 0: the epochs decide.", 0, 1e9}},
+      {"training.batch_size", {"Batch size per process", "Volumes per process and micro-batch (MAISI: 1). Effective batch = batch x accumulation x processes.", 1, 4096}},
+      {"training.gradient_accumulation_steps", {"Gradient accumulation", "Micro-batches per optimizer step.", 1, 4096}},
+      {"training.lr", {"Learning rate", "AdamW learning rate (MAISI: 1e-4).", 1e-12, 10}},
+      {"training.weight_decay", {"Weight decay", "AdamW weight decay.", 0, 10, {}, true}},
+      {"training.betas", {"Adam betas", "Two values in [0, 1).", 0, 0.999999, {}, true}},
+      {"training.warmup_steps", {"Warm-up steps", "Linear learning-rate warm-up.", 0, 1e9}},
+      {"training.lr_schedule", {"LR schedule", "After warm-up: cosine decay or constant.", 0, 0, names({"cosine", "constant"})}},
+      {"training.min_lr_ratio", {"Final LR ratio", "End of the cosine schedule as a fraction of the learning rate.", 0, 1, {}, true}},
+      {"training.amp", {"Mixed precision (AMP)", "bf16 autocast on CPU, fp16 with loss scaling on CUDA (MAISI trains with AMP)."}},
+      {"training.grad_clip_norm", {"Gradient clip norm", "0 disables clipping.", 0, 1e6, {}, true}},
+      {"training.base_seed", {"Base seed", "Process r seeds with base seed + r (as the seeds do per GPU).", 0, 9.007199254740992e15}},
+      {"training.deterministic", {"Deterministic", "Deterministic algorithms where LibTorch offers them.", 0, 0, {}, true}},
+      {"training.val_every_steps", {"Validate every (steps)", "Validation interval in optimizer steps.", 1, 1e9}},
+      {"training.val_max_volumes", {"Validation volumes", "At most this many held-out volumes; 0 = all.", 0, 1e6, {}, true}},
+      {"training.val_sliding_window", {"Sliding-window validation", "Reconstruct validation volumes patch by patch with Gaussian blending (as MAISI validates).", 0, 0, {}, true}},
+      {"training.val_overlap", {"Window overlap", "Overlap of neighbouring validation windows.", 0, 0.99, {}, true}},
+      {"training.ema_decay", {"EMA decay", "Moving average of the weights used for validation and checkpoints; 0 = off.", 0, 0.999999, {}, true}},
+      {"training.nan_max_bad_steps", {"Non-finite steps before rollback", "Consecutive non-finite steps before rolling back to the last good checkpoint.", 1, 1000, {}, true}},
+      {"training.nan_lr_factor", {"LR factor on rollback", "Learning-rate multiplier applied at each rollback.", 0.001, 0.999, {}, true}},
+      {"training.num_threads", {"Threads per process", "Intra-op threads; 0 = all cores.", 0, 1024, {}, true, "Parallel computing"}},
+      {"training.device", {"Device", "auto takes CUDA when present.", 0, 0, names({"auto", "cpu", "cuda"}), false, "Parallel computing"}},
+      {"training.memory_format", {"Memory format", "Tensor layout for convolutions; auto picks the faster measured one.", 0, 0, names({"auto", "contiguous", "channels_last_3d"}), true, "Parallel computing"}},
+      {"checkpoint.every_steps", {"Checkpoint every (steps)", "Write last.pt every this many steps; 0 = at every validation.", 0, 1e9}},
+      {"checkpoint.keep_best", {"Best checkpoints kept", "Top-k checkpoints by the metric below.", 1, 1000}},
+      {"checkpoint.metric", {"Ranking metric", "Validation metric that ranks checkpoints (val/psnr, val/ssim, val/l1).", 0, 0, {}, true}},
+      {"checkpoint.mode", {"Better is", "Whether a larger (max) or smaller (min) metric is better.", 0, 0, names({"max", "min"}), true}},
+      {"checkpoint.resume", {"Resume from", "Empty: fresh start; auto: the run's last checkpoint; or a checkpoint file."}},
+      {"distributed.backend", {"Backend", "c10d backend: NCCL with CUDA, else Gloo.", 0, 0, names({"auto", "gloo", "nccl"})}},
+      {"distributed.bucket_cap_mb", {"Gradient bucket (MB)", "Gradients are all-reduced in buckets of about this size (DDP: 25).", 0.001, 4096, {}, true}},
+      {"distributed.overlap", {"Overlap communication", "All-reduce a bucket during backward as soon as its gradients are ready.", 0, 0, {}, true}},
+      {"distributed.drop_last", {"Drop last samples", "Drop the samples that do not fill every process (DistributedSampler).", 0, 0, {}, true}},
+      {"distributed.timeout_s", {"Collective timeout (s)", "A collective waiting longer fails the run instead of hanging it.", 0.001, 1e7}},
+      {"distributed.join_timeout_s", {"Join timeout (s)", "Every process must join the group within this.", 0.001, 1e7}},
+      {"distributed.check_parameters_every", {"Check parameters every (steps)", "Debug: verify identical parameters on all processes; 0 = off.", 0, 1e9, {}, true}},
+      {"output.runs_dir", {"Runs folder", "Parent of the run directories."}},
+      {"output.tensorboard", {"TensorBoard files", "Also write every metric to tb/ for TensorBoard."}},
+      {"output.save_reconstructions", {"Reconstructions saved", "Validation reconstructions written as .nii.gz at the end.", 0, 1000}},
+      {"output.log_every_steps", {"Log every (steps)", "Progress and metric events every this many steps.", 1, 1e9, {}, true}},
+  };
+  return table;
+}
+
+QString group_of_section(const QString& path) {
+  const QString top = path.section(QLatin1Char('.'), 0, 0);
+  if (top == QLatin1String("data")) return k_data;
+  if (top == QLatin1String("model") || top == QLatin1String("loss") || top == QLatin1String("task")) return k_model;
+  if (top == QLatin1String("distributed")) return k_parallel;
+  if (top == QLatin1String("checkpoint") || top == QLatin1String("output")) return k_output;
+  return k_training;
+}
+
+// Walks the schema: one JobField per leaf, kind and default from the C++ type.
+struct CatalogVisitor {
+  QStringList prefix;
+  QList<JobField> fields;
+
+  template <class F>
+  void section(const char* key, F&& body) {
+    prefix << QString::fromLatin1(key);
+    body();
+    prefix.removeLast();
+  }
+
+  JobField& add(const char* key, const QString& kind, QVariant default_value) {
+    JobField f;
+    f.path = (prefix + QStringList{QString::fromLatin1(key)}).join(QLatin1Char('.'));
+    f.kind = kind;
+    f.default_value = std::move(default_value);
+    fields << f;
+    return fields.back();
+  }
+
+  void field(const char* key, const std::string& v) { add(key, QStringLiteral("string"), QString::fromStdString(v)); }
+  void field(const char* key, const int& v) { add(key, QStringLiteral("int"), v); }
+  void field(const char* key, const std::int64_t& v) { add(key, QStringLiteral("int"), static_cast<qlonglong>(v)); }
+  void field(const char* key, const double& v) { add(key, QStringLiteral("double"), v); }
+  void field(const char* key, const bool& v) { add(key, QStringLiteral("bool"), v); }
+  void field(const char* key, const DataSource& v) {
+    auto& f = add(key, QStringLiteral("choice"), QString::fromLatin1(to_string(v).data(), static_cast<qsizetype>(to_string(v).size())));
+    for (const auto& n : data_source_names()) f.choices << QString::fromStdString(n);
+  }
+  void field(const char* key, const Modality& v) {
+    auto& f = add(key, QStringLiteral("choice"), QString::fromLatin1(to_string(v).data(), static_cast<qsizetype>(to_string(v).size())));
+    for (const auto& n : modality_names()) f.choices << QString::fromStdString(n);
+  }
+  template <class T, std::size_t N>
+  void field(const char* key, const std::array<T, N>& v) {
+    QVariantList list;
+    for (const auto& x : v) list << QVariant::fromValue(x);
+    add(key, list_kind<T>(), list).list_length = static_cast<int>(N);
+  }
+  template <class T>
+  void field(const char* key, const std::vector<T>& v) {
+    QVariantList list;
+    for (const auto& x : v) list << QVariant::fromValue(static_cast<T>(x));
+    add(key, list_kind<T>(), list);
+  }
+  template <class T, std::size_t N>
+  void field(const char* key, const std::optional<std::array<T, N>>& v) {
+    QVariantList list;
+    if (v)
+      for (const auto& x : *v) list << QVariant::fromValue(x);
+    auto& f = add(key, list_kind<T>(), v ? QVariant(list) : QVariant());
+    f.list_length = static_cast<int>(N);
+    f.nullable = true;
+  }
+
+  template <class T>
+  static QString list_kind() {
+    if constexpr (std::is_same_v<T, bool>) return QStringLiteral("bool_list");
+    else if constexpr (std::is_integral_v<T>) return QStringLiteral("int_list");
+    else return QStringLiteral("double_list");
+  }
+};
+
+QList<JobField> build_catalog() {
+  const JobSpec defaults;
+  CatalogVisitor visitor;
+  visit_job(defaults, visitor);
+  const QSet<QString> paths_as_files{QStringLiteral("data.path"), QStringLiteral("checkpoint.resume"), QStringLiteral("output.runs_dir")};
+  for (auto& f : visitor.fields) {
+    f.group = group_of_section(f.path);
+    if (paths_as_files.contains(f.path)) f.kind = QStringLiteral("path");
+    const auto it = presentation().constFind(f.path);
+    if (it == presentation().constEnd()) {
+      // A field added to the schema before the console knew it: shown plainly.
+      f.label = f.path.section(QLatin1Char('.'), -1).replace(QLatin1Char('_'), QLatin1Char(' '));
+      f.help = QStringLiteral("See docs/job-file.md.");
+      f.advanced = true;
+      continue;
+    }
+    f.label = QString::fromUtf8(it->label);
+    f.help = QString::fromUtf8(it->help);
+    f.minimum = it->minimum;
+    f.maximum = it->maximum;
+    f.advanced = it->advanced;
+    if (it->group) f.group = QString::fromUtf8(it->group);
+    if (!it->choices.isEmpty() && f.kind == QLatin1String("string")) {
+      f.kind = QStringLiteral("choice");
+      f.choices = it->choices;
+    }
+  }
+  return visitor.fields;
+}
+
+}  // namespace
+
+QStringList job_field_groups() { return {k_training, k_data, k_parallel, k_model, k_output}; }
+
+QList<JobField> job_field_catalog() {
+  static const QList<JobField> catalog = build_catalog();
+  return catalog;
+}
+
+std::optional<JobField> find_job_field(const QString& path) {
+  static const QHash<QString, JobField> by_path = [] {
+    QHash<QString, JobField> map;
+    for (const auto& f : job_field_catalog()) map.insert(f.path, f);
+    return map;
+  }();
+  const auto it = by_path.constFind(path);
+  if (it == by_path.constEnd()) return std::nullopt;
+  return *it;
+}
+
+QStringList LaunchOptions::validate() const {
+  QStringList errors;
+  if (nproc_per_node < 1) errors << QStringLiteral("nproc_per_node: must be >= 1 (got %1)").arg(nproc_per_node);
+  if (max_restarts < 0) errors << QStringLiteral("max_restarts: must be >= 0 (got %1)").arg(max_restarts);
+  return errors;
+}
+
+QList<JobField> launch_option_catalog() {
+  JobField nproc;
+  nproc.path = QStringLiteral("launch.nproc_per_node");
+  nproc.label = QStringLiteral("Processes per node");
+  nproc.group = k_parallel;
+  nproc.kind = QStringLiteral("int");
+  nproc.help = QStringLiteral("Training processes on this machine (torchrun --nproc_per_node): one per GPU, or several CPU "
+                              "processes with Gloo. Effective batch = batch x accumulation x processes.");
+  nproc.minimum = 1;
+  nproc.maximum = 1024;
+  nproc.default_value = 1;
+  JobField restarts;
+  restarts.path = QStringLiteral("launch.max_restarts");
+  restarts.label = QStringLiteral("Max restarts");
+  restarts.group = k_parallel;
+  restarts.kind = QStringLiteral("int");
+  restarts.help = QStringLiteral("When a process dies, restart all of them from the last checkpoint up to this many times.");
+  restarts.minimum = 0;
+  restarts.maximum = 100;
+  restarts.default_value = 0;
+  return {nproc, restarts};
+}
+
+}  // namespace medsynth::app

@@ -1,0 +1,28 @@
+// LaunchRequest::validate: every problem at once, each naming its field.
+#include "app/launch/launch_request.hpp"
+
+#include <QFileInfo>
+
+namespace medsynth::app {
+
+QStringList LaunchRequest::validate() const {
+  QStringList errors;
+  if (!pending_reason.isEmpty()) errors << QStringLiteral("job: cannot be launched: %1").arg(pending_reason);
+  if (job_file.isEmpty())
+    errors << QStringLiteral("job_file: no job file (save the job first)");
+  else if (!QFileInfo(job_file).isFile())
+    errors << QStringLiteral("job_file: %1: no such file").arg(job_file);
+  if (nproc_per_node < 1) errors << QStringLiteral("nproc_per_node: must be >= 1 (got %1)").arg(nproc_per_node);
+  if (max_restarts < 0) errors << QStringLiteral("max_restarts: must be >= 0 (got %1)").arg(max_restarts);
+  for (const auto& o : overrides) {
+    const auto eq = o.indexOf(QLatin1Char('='));
+    if (eq <= 0) errors << QStringLiteral("overrides: '%1': expected key=value, e.g. training.lr=3e-4").arg(o);
+  }
+  if (!resume_run_dir.isEmpty() && resume_run_dir != QLatin1String("auto") && !QFileInfo::exists(resume_run_dir))
+    errors << QStringLiteral("resume_run_dir: %1: no such run directory or checkpoint").arg(resume_run_dir);
+  if (!data_path.isEmpty() && !QFileInfo::exists(data_path))
+    errors << QStringLiteral("data_path: %1: no such folder or manifest").arg(data_path);
+  return errors;
+}
+
+}  // namespace medsynth::app

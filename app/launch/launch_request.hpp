@@ -1,0 +1,29 @@
+// What to run: a job file plus the launcher's own options (processes per
+// node, restarts: torchrun's business, not the job file's). Built by the ui's
+// launch dialog, validated before any launcher starts a process.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+namespace medsynth::app {
+
+struct LaunchRequest {
+  QString job_file;
+  QStringList overrides;   // Hydra-style key=value (docs/job-file.md)
+  QString runs_dir;        // empty: the job's output.runs_dir
+  int nproc_per_node = 1;
+  int max_restarts = 0;
+  QString resume_run_dir;  // a run directory, a checkpoint file or "auto"
+  QString data_path;       // --data: a folder of volumes or a CSV manifest
+  // Set from a template the engine cannot train yet (JobTemplate::pending_reason):
+  // such a request is always refused.
+  QString pending_reason;
+
+  // Empty when the request can be started; else one message per problem,
+  // naming the field ("nproc_per_node: must be >= 1 (got 0)"). Checks that
+  // the job file and paths exist (a few stat calls).
+  QStringList validate() const;
+};
+
+}  // namespace medsynth::app

@@ -1,0 +1,114 @@
+// The editor's field catalog against the config library: every schema field
+// is there with a label, help and a known group; every choice and every
+// default is accepted; ranges refuse what the config library refuses.
+#include <QTest>
+
+#include "app/jobs/job_document.hpp"
+#include "app/jobs/job_field_catalog.hpp"
+#include "config/job_loader.hpp"
+#include "config/job_schema.hpp"
+
+using namespace medsynth::app;
+
+namespace {
+
+// Every leaf path of the schema, walked independently of the catalog.
+void leaf_paths(const medsynth::SchemaNode& node, const QString& prefix, QStringList& out) {
+  for (const auto& child : node.children) {
+    const QString path = prefix.isEmpty() ? QString::fromStdString(child.name) : prefix + "." + QString::fromStdString(child.name);
+    if (child.is_section)
+      leaf_paths(child, path, out);
+    else
+      out << path;
+  }
+}
+
+bool accepted(const QString& path, const QVariant& value) {
+  try {
+    const std::string override_text = (path + "=" + JobDocument::yaml_scalar_text(value)).toStdString();
+    medsynth::load_job_text_with_overrides("name: t\n", {override_text}, "job.yaml");
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+class JobFieldCatalogTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void covers_the_schema() {
+    QStringList schema;
+    leaf_paths(medsynth::job_schema(), {}, schema);
+    QStringList catalog;
+    for (const auto& f : job_field_catalog()) catalog << f.path;
+    QCOMPARE(catalog, schema);  // same fields, same (file) order
+  }
+
+  void every_field_is_presented() {
+    const QStringList groups = job_field_groups();
+    QCOMPARE(groups.size(), 5);
+    QSet<QString> used;
+    for (const auto& f : job_field_catalog()) {
+      QVERIFY2(!f.label.isEmpty() && !f.help.isEmpty(), qPrintable(f.path));
+      QVERIFY2(f.help != QLatin1String("See docs/job-file.md."), qPrintable(f.path + ": no help written for it"));
+      QVERIFY2(groups.contains(f.group), qPrintable(f.path + ": " + f.group));
+      used.insert(f.group);
+      static const QStringList kinds{"int", "double", "bool", "string", "choice", "path", "int_list", "double_list", "bool_list"};
+      QVERIFY2(kinds.contains(f.kind), qPrintable(f.path + ": " + f.kind));
+    }
+    QCOMPARE(used.size(), 5);
+    QCOMPARE(find_job_field(QStringLiteral("training.batch_size"))->group, QStringLiteral("Training"));
+    QCOMPARE(find_job_field(QStringLiteral("distributed.backend"))->group, QStringLiteral("Parallel computing"));
+    QCOMPARE(find_job_field(QStringLiteral("data.path"))->kind, QStringLiteral("path"));
+    QCOMPARE(find_job_field(QStringLiteral("data.patch_size"))->list_length, 3);
+    QVERIFY(find_job_field(QStringLiteral("data.target_spacing"))->nullable);
+    QVERIFY(!find_job_field(QStringLiteral("training.nope")));
+  }
+
+  void defaults_and_choices_are_accepted_by_the_config_library() {
+    for (const auto& f : job_field_catalog()) {
+      if (f.default_value.isValid() && f.path != QLatin1String("data.path") && f.path != QLatin1String("checkpoint.resume"))
+        QVERIFY2(accepted(f.path, f.default_value), qPrintable(f.path));
+      for (const auto& choice : f.choices) {
+        if (f.path == QLatin1String("task") && choice != QLatin1String("autoencoder")) {
+          QVERIFY2(!accepted(f.path, choice), "the engine trains only the autoencoder so far");
+          continue;
+        }
+        if (f.path == QLatin1String("data.source") && choice != QLatin1String("simulated")) continue;  // needs data.path
+        QVERIFY2(accepted(f.path, choice), qPrintable(f.path + "=" + choice));
+      }
+      if (f.kind == QLatin1String("choice")) QVERIFY2(!accepted(f.path, QStringLiteral("zzz")), qPrintable(f.path));
+    }
+  }
+
+  void numeric_ranges_agree_with_validation() {
+    // The form's bounds are inside what the library accepts, and just below
+    // the lower bound of a few well-known fields is refused by both.
+    for (const char* path : {"training.batch_size", "training.gradient_accumulation_steps", "data.num_train", "checkpoint.keep_best"}) {
+      const auto f = find_job_field(QString::fromLatin1(path));
+      QVERIFY(f);
+      QVERIFY2(accepted(f->path, static_cast<qint64>(f->minimum)), path);
+      QVERIFY2(!accepted(f->path, static_cast<qint64>(f->minimum) - 1), path);
+    }
+    QVERIFY(!accepted(QStringLiteral("training.lr"), -1.0));
+  }
+
+  void launch_options() {
+    const auto fields = launch_option_catalog();
+    QCOMPARE(fields.size(), 2);
+    QCOMPARE(fields[0].path, QStringLiteral("launch.nproc_per_node"));
+    QCOMPARE(fields[0].group, QStringLiteral("Parallel computing"));
+    LaunchOptions o;
+    QVERIFY(o.validate().isEmpty());
+    o.nproc_per_node = 0;
+    o.max_restarts = -1;
+    QCOMPARE(o.validate().size(), 2);
+    QVERIFY(o.validate().front().startsWith(QStringLiteral("nproc_per_node")));
+  }
+};
+
+QTEST_GUILESS_MAIN(JobFieldCatalogTest)
+#include "job_field_catalog_test.moc"

@@ -1,0 +1,224 @@
+// JobEditorWidget: templates, the generated form and its inline messages, the
+// two-way YAML view, the effective batch, and when Launch is allowed.
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/jobs/job_document.hpp"
+#include "app/jobs/job_templates.hpp"
+#include "ui/jobs/field_editor.hpp"
+#include "ui/jobs/job_editor_widget.hpp"
+#include "ui/jobs/job_form.hpp"
+#include "ui/jobs/template_picker.hpp"
+#include "ui/jobs/yaml_view.hpp"
+#include "ui/machine/machine_panel.hpp"
+#include "ui/shell/settings_store.hpp"
+
+using namespace medsynth;
+using namespace medsynth::ui;
+
+namespace {
+
+// Types into a line edit as a user would (textEdited fires).
+void type_into(QLineEdit* edit, const QString& text) {
+  edit->setFocus();
+  edit->selectAll();
+  QTest::keyClick(edit, Qt::Key_Backspace);
+  QTest::keyClicks(edit, text);
+}
+
+}  // namespace
+
+class TestJobEditor : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+  std::unique_ptr<SettingsStore> settings_;
+  std::unique_ptr<app::JobDocument> doc_;
+  std::unique_ptr<JobEditorWidget> editor_;
+
+ private slots:
+  void init() {
+    settings_ = std::make_unique<SettingsStore>(dir_.filePath("settings.ini"));
+    doc_ = std::make_unique<app::JobDocument>();
+    editor_ = std::make_unique<JobEditorWidget>(doc_.get(), settings_.get());
+    editor_->resize(1200, 800);
+    editor_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(editor_.get()));
+  }
+  void cleanup() {
+    editor_.reset();
+    doc_.reset();
+    settings_.reset();
+  }
+
+  void picking_a_template_fills_form_and_yaml() {
+    TemplatePicker* picker = editor_->template_picker();
+    QVERIFY(picker->select("kl-autoencoder-amp"));
+    QPushButton* use = picker->findChild<QPushButton*>("use_template");
+    QVERIFY(use);
+    QTest::mouseClick(use, Qt::LeftButton);
+    QCOMPARE(doc_->template_id(), QStringLiteral("kl-autoencoder-amp"));
+    QVERIFY(doc_->is_valid());
+    QVERIFY(editor_->yaml_view()->toPlainText().contains("quickstart"));
+    // The form shows the template's values (quickstart.yaml: batch_size 2, lr 2e-3).
+    auto* batch = qobject_cast<QSpinBox*>(editor_->form()->editor("training.batch_size")->input());
+    QVERIFY(batch);
+    QCOMPARE(batch->value(), 2);
+    auto* lr = qobject_cast<QLineEdit*>(editor_->form()->editor("training.lr")->input());
+    QVERIFY(lr);
+    QCOMPARE(lr->text().toDouble(), 2.0e-3);
+    QVERIFY(editor_->launch_button()->isEnabled());
+    // An untouched template is a "new job"; edited, it is unsaved work.
+    QSignalSpy titles(editor_.get(), &JobEditorWidget::title_changed);
+    QVERIFY(editor_->load_template("kl-autoencoder-amp"));
+    QCOMPARE(titles.last().front().toString(), QStringLiteral("new job"));
+    batch->setValue(3);
+    QCOMPARE(titles.last().front().toString(), QStringLiteral("untitled job*"));
+  }
+
+  void editing_the_form_changes_document_and_yaml() {
+    QVERIFY(editor_->load_template("kl-autoencoder-amp"));
+    auto* steps = qobject_cast<QSpinBox*>(editor_->form()->editor("training.max_steps")->input());
+    QVERIFY(steps);
+    steps->setValue(30);
+    QCOMPARE(doc_->value("training.max_steps").toInt(), 30);
+    QVERIFY(editor_->yaml_view()->toPlainText().contains(QRegularExpression("max_steps:\\s*30")));
+    // Comments of the template survive a form edit.
+    QVERIFY(editor_->yaml_view()->toPlainText().contains("# Quick start"));
+
+    auto* patch = qobject_cast<QLineEdit*>(editor_->form()->editor("data.patch_size")->input());
+    QVERIFY(patch);
+    type_into(patch, "16, 16, 16");
+    QCOMPARE(doc_->value("data.patch_size").toList(), (QVariantList{16, 16, 16}));
+    QVERIFY(editor_->yaml_view()->toPlainText().contains("16"));
+  }
+
+  void editing_the_yaml_updates_the_form() {
+    QVERIFY(editor_->load_template("kl-autoencoder-amp"));
+    YamlView* yaml = editor_->yaml_view();
+    QString text = yaml->toPlainText();
+    text.replace(QRegularExpression("batch_size:\\s*2"), "batch_size: 5");
+    yaml->setPlainText(text);
+    QVERIFY(yaml->has_pending_edit());
+    // Applied after the typing pause, without a nudge.
+    QTRY_COMPARE(doc_->value("training.batch_size").toInt(), 5);
+    auto* batch = qobject_cast<QSpinBox*>(editor_->form()->editor("training.batch_size")->input());
+    QCOMPARE(batch->value(), 5);
+  }
+
+  void a_bad_value_shows_its_message_next_to_the_field() {
+    QVERIFY(editor_->load_template("kl-autoencoder-amp"));
+    FieldEditor* lr = editor_->form()->editor("training.lr");
+    QVERIFY(!lr->has_issue());
+    type_into(qobject_cast<QLineEdit*>(lr->input()), "-1");
+    QVERIFY(!doc_->is_valid());
+    QVERIFY(lr->has_issue());
+    auto* label = lr->findChild<QLabel*>("issue");
+    QVERIFY(label && label->isVisible());
+    QVERIFY2(label->text().contains("-1") || label->text().contains("> 0"), qPrintable(label->text()));
+    // Only that field complains.
+    QVERIFY(!editor_->form()->editor("training.batch_size")->has_issue());
+    QVERIFY(!editor_->launch_button()->isEnabled());
+    // Text that is not a number never reaches the document, but is flagged at once.
+    type_into(qobject_cast<QLineEdit*>(lr->input()), "fast");
+    QVERIFY(lr->issue_text().contains("number"));
+    // Fixing it clears the message and re-enables Launch.
+    type_into(qobject_cast<QLineEdit*>(lr->input()), "1e-4");
+    QVERIFY(!lr->has_issue());
+    QCOMPARE(doc_->value("training.lr").toDouble(), 1e-4);
+    QVERIFY(editor_->launch_button()->isEnabled());
+  }
+
+  void a_yaml_syntax_error_is_listed_with_its_line() {
+    QVERIFY(editor_->load_template("kl-autoencoder-amp"));
+    editor_->yaml_view()->setPlainText("name: x\ntraining: [unclosed\n");
+    editor_->yaml_view()->commit_now();
+    QVERIFY(!doc_->is_valid());
+    QVERIFY(!editor_->form()->unplaced_issues().isEmpty());
+    auto* list = editor_->findChild<QWidget*>("problems");
+    QVERIFY(list && list->isVisible());
+    QVERIFY(!editor_->launch_button()->isEnabled());
+  }
+
+  void field_text_parses_by_kind() {
+    const app::JobField lr = *app::find_job_field("training.lr");
+    const app::JobField amp = *app::find_job_field("training.amp");
+    const app::JobField patch = *app::find_job_field("data.patch_size");
+    const app::JobField spacing = *app::find_job_field("data.target_spacing");
+    QString error;
+    QCOMPARE(FieldEditor::parse_text("1e-4", lr, &error), QVariant(1e-4));
+    QCOMPARE(FieldEditor::parse_text("false", amp, &error), QVariant(false));
+    QCOMPARE(FieldEditor::parse_text("[32, 32,32]", patch, &error), QVariant(QVariantList{32, 32, 32}));
+    QVERIFY(!FieldEditor::parse_text("32, 32", patch, &error).isValid());
+    QVERIFY(error.contains("3 values"));
+    QVERIFY(!FieldEditor::parse_text("no", amp, &error).isValid());
+    QVERIFY(!FieldEditor::parse_text("", spacing, &error).isValid());  // nullable: empty means null
+    QVERIFY(error.isEmpty());
+    QCOMPARE(FieldEditor::to_text(QVariantList{1.5, 2.0}), QStringLiteral("1.5, 2.0"));
+  }
+
+  void effective_batch_follows_batch_accumulation_and_processes() {
+    MachinePanel machine;
+    QObject::connect(&machine, &MachinePanel::processes_changed, editor_.get(), &JobEditorWidget::set_world_size);
+    app::MachineInfo info;
+    info.cores = 4;
+    info.gloo = true;
+    machine.set_machine_info(info);
+    QCOMPARE(machine.max_processes(), 4);
+
+    QVERIFY(editor_->load_template("kl-autoencoder-amp"));  // batch 2, accumulation 1
+    QVERIFY2(editor_->effective_batch_text().contains("Effective batch: 2 "), qPrintable(editor_->effective_batch_text()));
+    machine.processes_spin_box()->setValue(2);
+    QVERIFY2(editor_->effective_batch_text().contains("Effective batch: 4 "), qPrintable(editor_->effective_batch_text()));
+    qobject_cast<QSpinBox*>(editor_->form()->editor("training.gradient_accumulation_steps")->input())->setValue(3);
+    QVERIFY(editor_->effective_batch_text().contains("Effective batch: 12 "));
+    qobject_cast<QSpinBox*>(editor_->form()->editor("training.batch_size")->input())->setValue(1);
+    QVERIFY(editor_->effective_batch_text().contains("Effective batch: 6 "));
+    QCOMPARE(editor_->effective_batch(), doc_->effective_batch(2));
+    // More processes than the machine offers are refused by the panel.
+    machine.set_processes(99);
+    QCOMPARE(machine.processes(), 4);
+  }
+
+  void pending_templates_cannot_be_launched() {
+    QVERIFY(editor_->load_template("maisi3d-rflow"));
+    QVERIFY(!doc_->pending_reason().isEmpty());
+    QVERIFY(!editor_->launch_button()->isEnabled());
+    auto* banner = editor_->findChild<QLabel*>("pending_banner");
+    QVERIFY(banner && banner->isVisible());
+    QVERIFY(banner->text().contains(doc_->pending_reason()));
+    QSignalSpy launches(editor_.get(), &JobEditorWidget::launch_requested);
+    QTest::mouseClick(editor_->launch_button(), Qt::LeftButton);
+    QCOMPARE(launches.count(), 0);
+    // The picker says so before it is chosen.
+    editor_->template_picker()->select("fast-ddpm");
+    auto* combo = editor_->template_picker()->findChild<QComboBox*>("template_combo");
+    QVERIFY(combo->currentText().contains("pending"));
+  }
+
+  void save_and_open_round_trip_with_recent_jobs() {
+    QVERIFY(editor_->load_template("kl-autoencoder-amp"));
+    qobject_cast<QSpinBox*>(editor_->form()->editor("training.max_steps")->input())->setValue(77);
+    const QString path = dir_.filePath("my-job.yaml");
+    QVERIFY(editor_->save_as(path));
+    QVERIFY(!doc_->is_modified());
+    QCOMPARE(settings_->recent_jobs().value(0), path);
+    app::JobDocument other;
+    JobEditorWidget second(&other, settings_.get());
+    QVERIFY(second.open_file(path));
+    QCOMPARE(other.value("training.max_steps").toInt(), 77);
+    QSignalSpy errors(&second, &JobEditorWidget::error_message);
+    QVERIFY(!second.open_file(dir_.filePath("missing.yaml")));
+    QCOMPARE(errors.count(), 1);
+    QVERIFY(errors.front().front().toString().contains("missing.yaml"));
+  }
+};
+
+QTEST_MAIN(TestJobEditor)
+#include "test_job_editor.moc"

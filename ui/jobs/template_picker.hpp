@@ -1,0 +1,43 @@
+// Chooses one of app::builtin_templates() for a new job: a combo box of the
+// seed workflows, the chosen one's description, and - for those the engine
+// cannot train yet - their pending reason (JobEditorWidget then keeps Launch
+// disabled). Part of JobEditorWidget.
+#pragma once
+
+#include <QList>
+#include <QWidget>
+
+#include "app/jobs/job_templates.hpp"
+
+QT_BEGIN_NAMESPACE
+class QComboBox;
+class QLabel;
+class QPushButton;
+QT_END_NAMESPACE
+
+namespace medsynth::ui {
+
+class TemplatePicker : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit TemplatePicker(QWidget* parent = nullptr);
+
+  QString current_id() const;
+  bool select(const QString& id);  // only moves the selection
+  QList<app::JobTemplate> templates() const { return templates_; }
+
+ signals:
+  // "New from template" pressed for the selected template.
+  void template_chosen(const QString& id);
+
+ private:
+  void show_details();
+
+  QList<app::JobTemplate> templates_;
+  QComboBox* combo_ = nullptr;
+  QLabel* details_ = nullptr;
+  QPushButton* use_ = nullptr;
+};
+
+}  // namespace medsynth::ui

@@ -1,0 +1,78 @@
+// The `medsynth` console executable: parses the command line (CommandLine),
+// restores settings and theme, shows the MainWindow and opens what was asked
+// for. Errors on the command line exit with code 2 and the usage, like the engine.
+#include <QApplication>
+#include <QTimer>
+#include <cstdio>
+
+#include "ui/shell/command_line.hpp"
+#include "ui/shell/main_window.hpp"
+#include "ui/shell/settings_store.hpp"
+#include "ui/shell/theme_controller.hpp"
+#include "ui/viewer/snapshot.hpp"
+
+#ifndef MEDSYNTH_VERSION
+#define MEDSYNTH_VERSION "0.0.0"
+#endif
+
+int main(int argc, char** argv) {
+  // --help and --version answer without a display (QApplication needs one).
+  for (int i = 1; i < argc; ++i) {
+    const QByteArray arg(argv[i]);
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(qPrintable(medsynth::ui::CommandLine().help_text()), stdout);
+      return 0;
+    }
+    if (arg == "--version") {
+      std::printf("medsynth %s\n", MEDSYNTH_VERSION);
+      return 0;
+    }
+  }
+  QApplication app(argc, argv);  // takes Qt's own options (-platform, -style) out of argv
+  QApplication::setOrganizationName(QStringLiteral("medsynth"));
+  QApplication::setApplicationName(QStringLiteral("medsynth"));
+  QApplication::setApplicationVersion(QStringLiteral(MEDSYNTH_VERSION));
+
+  medsynth::ui::CommandLine command_line;
+  const medsynth::ui::CommandLineResult parsed = command_line.parse(QApplication::arguments());
+  if (parsed.help) {
+    std::fputs(qPrintable(command_line.help_text()), stdout);
+    return 0;
+  }
+  if (parsed.version) {
+    std::printf("medsynth %s\n", MEDSYNTH_VERSION);
+    return 0;
+  }
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "medsynth: %s\n\n%s", qPrintable(parsed.error), qPrintable(command_line.help_text()));
+    return 2;
+  }
+  const medsynth::ui::CommandLineOptions& options = parsed.options;
+  if (options.verb == QStringLiteral("snapshot"))  // headless: no window is shown
+    return medsynth::ui::snapshot_volume(options.verb_arguments.value(0), options.verb_arguments.value(1));
+
+  medsynth::ui::SettingsStore settings(options.settings_file);
+  medsynth::ui::MainWindow window(&settings);
+  window.theme()->apply_saved();
+  window.apply_command_line(options);
+  window.show();
+  window.probe_machine();
+
+  if (options.quit_after_ms >= 0) {
+    QTimer::singleShot(options.quit_after_ms, &window, [&window, &options] {
+      int code = 0;
+      if (!options.screenshot.isEmpty()) {
+        QString error;
+        if (window.save_screenshot(options.screenshot, &error)) {
+          std::printf("screenshot: %s\n", qPrintable(options.screenshot));
+        } else {
+          std::fprintf(stderr, "medsynth: %s\n", qPrintable(error));
+          code = 1;
+        }
+      }
+      // exit(), not quit(): Qt 6's quit() asks the windows, and they would ask the user.
+      QCoreApplication::exit(code);
+    });
+  }
+  return QApplication::exec();
+}

@@ -1,0 +1,67 @@
+// One run shown in a monitor tab, whatever its origin:
+//  - launched here: owns an app::LocalLauncher (QProcess, events from its
+//    stdout) and can be stopped gracefully;
+//  - followed: a run directory opened with --open-run or from the history,
+//    read by an app::EventFileTail as it grows (it may still be running elsewhere).
+// Either way model() is the RunModel the monitor binds to. Created by
+// LaunchCoordinator; GUI thread only, nothing here blocks.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <memory>
+
+#include "app/launch/launch_request.hpp"
+#include "app/launch/local_launcher.hpp"
+#include "app/runs/event_file_tail.hpp"
+#include "app/runs/run_model.hpp"
+
+namespace medsynth::ui {
+
+class RunController : public QObject {
+  Q_OBJECT
+
+ public:
+  enum class Source { launched, followed };
+
+  // A run to start with start(); nothing runs until then.
+  RunController(const app::LaunchRequest& request, app::LocalLauncherOptions options, QObject* parent = nullptr);
+  // A run directory to follow; starts reading at once.
+  explicit RunController(const QString& run_dir, QObject* parent = nullptr);
+  ~RunController() override;
+
+  void start();  // launched runs only
+  Source source() const { return source_; }
+  app::RunModel* model() const { return model_; }
+  QString run_dir() const;
+  const app::LaunchRequest& request() const { return request_; }
+  // A launched run whose process is still alive.
+  bool is_live() const;
+  bool can_stop() const { return is_live(); }
+  bool stop_requested() const { return stop_requested_; }
+  // The engine's stderr tail (launched runs), for a failure dialog.
+  QString stderr_tail() const { return stderr_tail_; }
+
+ public slots:
+  // Graceful: SIGTERM, the engine checkpoints and exits (status stopped).
+  void stop();
+
+ signals:
+  void live_changed(bool live);
+  void run_dir_known(const QString& run_dir);
+  void finished(int exit_code, medsynth::app::RunStatus status);
+  void failed_to_start(const QString& reason);
+  void stderr_text(const QString& text);
+
+ private:
+  Source source_;
+  app::LaunchRequest request_;
+  std::unique_ptr<app::LocalLauncher> launcher_;
+  std::unique_ptr<app::RunModel> own_model_;     // followed runs
+  std::unique_ptr<app::EventFileTail> tail_;     // followed runs
+  app::RunModel* model_ = nullptr;
+  QString stderr_tail_;
+  bool stop_requested_ = false;
+};
+
+}  // namespace medsynth::ui

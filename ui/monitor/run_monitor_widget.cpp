@@ -1,0 +1,476 @@
+#include "ui/monitor/run_monitor_widget.hpp"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QVBoxLayout>
+#include <cmath>
+#include <stdexcept>
+
+#include "ui/monitor/log_view.hpp"
+#include "ui/monitor/metric_chart_view.hpp"
+#include "ui/monitor/run_controller.hpp"
+
+namespace medsynth::ui {
+
+namespace {
+
+QString status_colour(app::RunStatus status) {
+  switch (status) {
+    case app::RunStatus::running: return QStringLiteral("#1f77b4");
+    case app::RunStatus::finished: return QStringLiteral("#2ca02c");
+    case app::RunStatus::failed: return QStringLiteral("#d62728");
+    case app::RunStatus::stopped: return QStringLiteral("#e08a00");
+    default: return QStringLiteral("#7f7f7f");
+  }
+}
+
+QString duration_text(double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds)) return QStringLiteral("—");
+  const qint64 s = static_cast<qint64>(std::llround(seconds));
+  if (s < 60) return QObject::tr("%1 s").arg(s);
+  if (s < 3600) return QObject::tr("%1 min %2 s").arg(s / 60).arg(s % 60);
+  return QObject::tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
+}
+
+QString chart_title(const QString& metric) {
+  if (metric == QLatin1String("train/loss")) return QObject::tr("Training loss");
+  if (metric == QLatin1String("val/psnr")) return QObject::tr("Validation PSNR (dB)");
+  if (metric == QLatin1String("val/ssim")) return QObject::tr("Validation SSIM");
+  if (metric == QLatin1String("lr")) return QObject::tr("Learning rate");
+  return metric;
+}
+
+}  // namespace
+
+QString RunMonitorOptions::validate() const {
+  if (refresh_interval_ms < 0) return QStringLiteral("refresh_interval_ms: must be >= 0 (got %1)").arg(refresh_interval_ms);
+  if (max_points < 4) return QStringLiteral("max_points: must be >= 4 (got %1)").arg(max_points);
+  return {};
+}
+
+RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) : QWidget(parent), options_(options) {
+  if (const QString error = options_.validate(); !error.isEmpty()) throw std::invalid_argument(error.toStdString());
+
+  title_ = new QLabel(tr("No run"), this);
+  QFont bold = title_->font();
+  bold.setBold(true);
+  bold.setPointSizeF(bold.pointSizeF() * 1.15);
+  title_->setFont(bold);
+  title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  status_ = new QLabel(this);
+  status_->setObjectName("run_status");
+  stop_ = new QPushButton(tr("Stop"), this);
+  stop_->setObjectName("stop");
+  stop_->setToolTip(tr("Stop gracefully: the engine writes a checkpoint, the run can be resumed (Ctrl+.)"));
+  resume_ = new QPushButton(tr("Resume"), this);
+  resume_->setObjectName("resume");
+  resume_->setToolTip(tr("Launch again from this run's last checkpoint"));
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 1);
+  progress_->setValue(0);
+  progress_->setFormat(QStringLiteral("%p%"));
+  step_ = new QLabel(this);
+  throughput_ = new QLabel(this);
+  throughput_->setObjectName("throughput");
+  eta_ = new QLabel(this);
+  eta_->setObjectName("eta");
+  restarts_ = new QLabel(this);
+  restarts_->setObjectName("restarts");
+  garbage_ = new QLabel(this);
+  garbage_->setObjectName("garbage");
+  garbage_->setStyleSheet(QStringLiteral("color:#e08a00;"));
+  failure_ = new QLabel(this);
+  failure_->setObjectName("failure");
+  failure_->setWordWrap(true);
+  failure_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  failure_->setStyleSheet(QStringLiteral("color:#d62728;"));
+  failure_->hide();
+
+  auto* head = new QHBoxLayout();
+  head->addWidget(title_, 1);
+  head->addWidget(status_);
+  head->addWidget(stop_);
+  head->addWidget(resume_);
+  auto* progress_row = new QHBoxLayout();
+  progress_row->addWidget(progress_, 1);
+  progress_row->addWidget(step_);
+  progress_row->addSpacing(12);
+  progress_row->addWidget(throughput_);
+  progress_row->addSpacing(12);
+  progress_row->addWidget(eta_);
+  progress_row->addSpacing(12);
+  progress_row->addWidget(restarts_);
+  progress_row->addWidget(garbage_);
+
+  smoothing_ = new QSlider(Qt::Horizontal, this);
+  smoothing_->setObjectName("smoothing");
+  smoothing_->setRange(0, 99);
+  smoothing_->setValue(60);
+  smoothing_->setMaximumWidth(220);
+  smoothing_->setToolTip(tr("Exponential moving average of the curves, as in TensorBoard (0 = raw)"));
+  smoothing_value_ = new QLabel(this);
+  chooser_ = new QComboBox(this);
+  chooser_->setObjectName("metric_chooser");
+  chooser_->setMinimumContentsLength(18);
+  auto* controls = new QHBoxLayout();
+  controls->addWidget(new QLabel(tr("Smoothing:"), this));
+  controls->addWidget(smoothing_);
+  controls->addWidget(smoothing_value_);
+  controls->addStretch(1);
+  controls->addWidget(new QLabel(tr("Other metric:"), this));
+  controls->addWidget(chooser_);
+
+  auto* chart_area = new QWidget(this);
+  auto* grid = new QGridLayout(chart_area);
+  grid->setContentsMargins(0, 0, 0, 0);
+  grid->setSpacing(4);
+  MetricChartOptions chart_options;
+  chart_options.max_points = options_.max_points;
+  int cell = 0;
+  for (const QString& metric : options_.charts) {
+    chart_options.log_scale = options_.log_scale_charts.contains(metric);
+    auto* chart = new MetricChartView(chart_area, chart_options);
+    chart->setObjectName(metric);
+    chart->set_title(chart_title(metric));
+    charts_.insert(metric, chart);
+    grid->addWidget(chart, cell / 3, cell % 3);
+    ++cell;
+  }
+  chart_options.log_scale = false;
+  custom_chart_ = new MetricChartView(chart_area, chart_options);
+  custom_chart_->setObjectName("custom_chart");
+  custom_chart_->set_title(tr("(choose a metric)"));
+  grid->addWidget(custom_chart_, cell / 3, cell % 3);
+
+  log_tabs_ = new QTabWidget(this);
+  log_tabs_->setObjectName("log_tabs");
+  files_ = new QListWidget(this);
+  files_->setObjectName("files");
+  log_tabs_->addTab(files_, tr("Checkpoints && outputs"));
+  connect(files_, &QListWidget::itemActivated, this,
+          [this](QListWidgetItem* item) { emit file_activated(item->data(Qt::UserRole).toString()); });
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(chart_area);
+  split->addWidget(log_tabs_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(head);
+  layout->addLayout(progress_row);
+  layout->addWidget(failure_);
+  layout->addLayout(controls);
+  layout->addWidget(split, 1);
+
+  refresh_timer_.setSingleShot(true);
+  refresh_timer_.setInterval(options_.refresh_interval_ms);
+  connect(&refresh_timer_, &QTimer::timeout, this, &RunMonitorWidget::refresh);
+  stagger_timer_.setSingleShot(true);
+  stagger_timer_.setInterval(0);
+  connect(&stagger_timer_, &QTimer::timeout, this, &RunMonitorWidget::refresh_next_chart);
+  connect(smoothing_, &QSlider::valueChanged, this, [this](int v) { set_smoothing(v / 100.0); });
+  connect(chooser_, &QComboBox::currentTextChanged, this, [this](const QString& metric) {
+    if (metric.isEmpty()) return;
+    custom_chart_->set_title(chart_title(metric));
+    custom_chart_->set_metric(metric);
+  });
+  connect(stop_, &QPushButton::clicked, this, [this] {
+    if (controller_) controller_->stop();
+    emit stop_requested();
+    update_buttons();
+  });
+  connect(resume_, &QPushButton::clicked, this, [this] {
+    if (model_ && !model_->run_dir().isEmpty()) emit resume_requested(model_->run_dir());
+  });
+  set_smoothing(smoothing_->value() / 100.0);
+  bind_model();
+}
+
+RunMonitorWidget::~RunMonitorWidget() = default;
+
+RunController* RunMonitorWidget::controller() const { return controller_.data(); }
+
+void RunMonitorWidget::set_controller(RunController* controller) {
+  if (controller_) disconnect(controller_, nullptr, this, nullptr);
+  controller_ = controller;
+  if (controller_) {
+    connect(controller_, &RunController::live_changed, this, &RunMonitorWidget::update_buttons);
+    connect(controller_, &RunController::finished, this, [this] {
+      dirty_labels_ = true;
+      refresh();
+    });
+  }
+  set_model(controller ? controller->model() : nullptr);
+}
+
+void RunMonitorWidget::set_model(const app::RunModel* model) {
+  if (model_) disconnect(model_, nullptr, this, nullptr);
+  model_ = model;
+  bind_model();
+}
+
+void RunMonitorWidget::bind_model() {
+  for (auto it = charts_.begin(); it != charts_.end(); ++it) {
+    it.value()->clear_curves();
+    if (model_) it.value()->add_curve(it.key(), model_, it.key());
+  }
+  custom_chart_->clear_curves();
+  if (model_) custom_chart_->add_curve(chooser_->currentText(), model_, chooser_->currentText());
+  files_->clear();
+  if (model_) {
+    connect(model_, &app::RunModel::metric_appended, this, &RunMonitorWidget::on_metric_appended);
+    connect(model_, &app::RunModel::log_appended, this, &RunMonitorWidget::on_log_appended);
+    connect(model_, &app::RunModel::status_changed, this, [this] {
+      dirty_labels_ = true;
+      schedule();
+    });
+    connect(model_, &app::RunModel::progress_changed, this, [this] {
+      dirty_labels_ = true;
+      schedule();
+    });
+    connect(model_, &app::RunModel::stats_changed, this, [this] {
+      dirty_labels_ = true;
+      schedule();
+    });
+    connect(model_, &app::RunModel::restarted, this, [this] {
+      dirty_labels_ = true;
+      schedule();
+    });
+    connect(model_, &app::RunModel::run_started, this, [this] {
+      dirty_labels_ = true;
+      schedule();
+    });
+    connect(model_, &app::RunModel::checkpoint_added, this, [this](const app::CheckpointInfo& c) {
+      add_file_entry(tr("checkpoint (%1) at step %2: %3").arg(c.kind).arg(c.step).arg(c.path), c.path);
+    });
+    connect(model_, &app::RunModel::artifact_added, this, [this](const app::Artifact& a) {
+      add_file_entry(tr("%1 at step %2: %3").arg(a.kind).arg(a.step).arg(a.path), a.path);
+    });
+    connect(model_, &app::RunModel::cleared, this, [this] { bind_model(); }, Qt::QueuedConnection);
+    for (const app::CheckpointInfo& c : model_->checkpoints()) {
+      add_file_entry(tr("checkpoint (%1) at step %2: %3").arg(c.kind).arg(c.step).arg(c.path), c.path);
+    }
+    for (const app::Artifact& a : model_->artifacts()) {
+      add_file_entry(tr("%1 at step %2: %3").arg(a.kind).arg(a.step).arg(a.path), a.path);
+    }
+    for (int rank : model_->log_ranks()) ensure_log_tab(rank);
+    for (const QString& name : model_->metric_names()) dirty_metrics_.insert(name);
+  }
+  for (LogView* view : std::as_const(logs_)) view->set_source(model_, view->rank());
+  dirty_names_ = true;
+  dirty_labels_ = true;
+  refresh();
+}
+
+void RunMonitorWidget::add_file_entry(const QString& text, const QString& path) {
+  auto* item = new QListWidgetItem(text, files_);
+  item->setData(Qt::UserRole, path);
+  item->setToolTip(path);
+}
+
+QList<int> RunMonitorWidget::log_ranks() const {
+  QList<int> ranks = logs_.keys();
+  std::sort(ranks.begin(), ranks.end());
+  return ranks;
+}
+
+void RunMonitorWidget::set_smoothing(double weight) {
+  const int v = static_cast<int>(std::lround(weight * 100));
+  if (smoothing_->value() != v) {
+    smoothing_->setValue(v);  // comes back here through valueChanged
+    return;
+  }
+  smoothing_value_->setText(QString::number(weight, 'f', 2));
+  for (MetricChartView* chart : std::as_const(charts_)) chart->set_smoothing(weight);
+  custom_chart_->set_smoothing(weight);
+}
+
+double RunMonitorWidget::smoothing() const { return smoothing_->value() / 100.0; }
+
+void RunMonitorWidget::schedule() {
+  if (!refresh_timer_.isActive()) refresh_timer_.start();
+}
+
+void RunMonitorWidget::on_metric_appended(const QString& name, int first_new_index) {
+  dirty_metrics_.insert(name);
+  if (first_new_index == 0) dirty_names_ = true;  // a metric seen for the first time
+  dirty_labels_ = true;
+  schedule();
+}
+
+void RunMonitorWidget::on_log_appended(int rank, int) { ensure_log_tab(rank); }
+
+void RunMonitorWidget::ensure_log_tab(int rank) {
+  if (logs_.contains(rank)) return;
+  auto* view = new LogView(log_tabs_);
+  view->set_source(model_, rank);
+  logs_.insert(rank, view);
+  // Ranks in order, the launcher (-1) after them, the files tab last.
+  QList<int> order;
+  for (int r : log_ranks()) {
+    if (r >= 0) order << r;
+  }
+  if (logs_.contains(-1)) order << -1;
+  log_tabs_->insertTab(static_cast<int>(order.indexOf(rank)), view,
+                       rank < 0 ? tr("launcher") : tr("rank %1").arg(rank));
+  if (log_tabs_->count() == 2) log_tabs_->setCurrentIndex(0);
+}
+
+void RunMonitorWidget::update_chooser() {
+  const QString current = chooser_->currentText();
+  QStringList names = model_ ? model_->metric_names() : QStringList();
+  names.sort();
+  const QSignalBlocker block(chooser_);
+  chooser_->clear();
+  chooser_->addItems(names);
+  QString pick = current;
+  if (pick.isEmpty() || !names.contains(pick)) {
+    pick.clear();
+    for (const QString& n : names) {  // the first metric without a chart of its own
+      if (!charts_.contains(n)) {
+        pick = n;
+        break;
+      }
+    }
+  }
+  chooser_->setCurrentText(pick);
+  if (custom_chart_->metric(0) != pick) {
+    custom_chart_->set_title(pick.isEmpty() ? tr("(choose a metric)") : chart_title(pick));
+    custom_chart_->set_metric(pick);
+  }
+}
+
+void RunMonitorWidget::refresh() {
+  refresh_timer_.stop();
+  ++refresh_count_;
+  if (dirty_names_) {
+    dirty_names_ = false;
+    update_chooser();
+  }
+  for (const QString& name : std::as_const(dirty_metrics_)) {
+    MetricChartView* chart = charts_.value(name);
+    if (chart && !pending_charts_.contains(chart)) pending_charts_ << chart;
+    if (custom_chart_->metric(0) == name && !pending_charts_.contains(custom_chart_)) pending_charts_ << custom_chart_;
+  }
+  dirty_metrics_.clear();
+  if (dirty_labels_) {
+    dirty_labels_ = false;
+    update_labels();
+  }
+  refresh_next_chart();
+}
+
+void RunMonitorWidget::refresh_next_chart() {
+  // One chart per event-loop turn: its repaint and other events get in
+  // between, so a busy run never freezes the window for all charts at once.
+  while (!pending_charts_.isEmpty()) {
+    QPointer<MetricChartView> chart = pending_charts_.takeFirst();
+    if (!chart) continue;
+    chart->refresh();
+    break;
+  }
+  if (!pending_charts_.isEmpty()) stagger_timer_.start();
+}
+
+void RunMonitorWidget::refresh_now() {
+  refresh();
+  while (!pending_charts_.isEmpty()) refresh_next_chart();
+  stagger_timer_.stop();
+}
+
+QString RunMonitorWidget::status_text() const { return status_->text(); }
+QString RunMonitorWidget::throughput_text() const { return throughput_->text(); }
+QString RunMonitorWidget::eta_text() const { return eta_->text(); }
+QString RunMonitorWidget::garbage_text() const { return garbage_->isVisibleTo(this) ? garbage_->text() : QString(); }
+
+void RunMonitorWidget::update_labels() {
+  if (!model_) {
+    title_->setText(tr("No run"));
+    status_->clear();
+    update_buttons();
+    return;
+  }
+  const app::RunModel& m = *model_;
+  QString title = m.job_name().isEmpty() ? QFileInfo(m.run_dir()).fileName() : m.job_name();
+  if (title.isEmpty()) title = tr("Starting…");  // a launch before its run_started event
+  QStringList facts;
+  if (!m.task().isEmpty()) facts << m.task();
+  if (m.world_size() > 0) facts << tr("%n process(es)", nullptr, m.world_size());
+  if (m.effective_batch() > 0) facts << tr("effective batch %1").arg(m.effective_batch());
+  if (!m.device().isEmpty()) facts << m.device();
+  title_->setText(facts.isEmpty() ? title : title + QStringLiteral(" — ") + facts.join(QStringLiteral(" · ")));
+  title_->setToolTip(QDir::toNativeSeparators(m.run_dir()));
+
+  QString status = app::to_string(m.status());
+  if (m.status() == app::RunStatus::finished && !m.finish_reason().isEmpty()) status += " (" + m.finish_reason() + ")";
+  if (m.status() == app::RunStatus::unknown) status = tr("unknown (interrupted?)");
+  if (m.written_by_newer_engine()) status += tr(" · written by a newer engine");
+  status_->setText(status);
+  status_->setStyleSheet(QStringLiteral("color:white; background:%1; padding:2px 8px; border-radius:8px;")
+                             .arg(status_colour(m.status())));
+
+  const qint64 total = m.total_steps();
+  const qint64 step = m.current_step();
+  progress_->setRange(0, total > 0 ? static_cast<int>(std::min<qint64>(total, INT_MAX)) : 1);
+  progress_->setValue(total > 0 ? static_cast<int>(std::min(step, total)) : 0);
+  step_->setText(total > 0 ? tr("step %1 / %2").arg(step).arg(total) : tr("step %1").arg(step));
+
+  const double rate = m.throughput();
+  if (rate > 0) {
+    throughput_->setText(tr("%1 %2").arg(QString::number(rate, 'g', 3), m.throughput_unit()));
+  } else {
+    throughput_->setText(tr("— samples/s"));
+  }
+  if (m.status() == app::RunStatus::running) {
+    eta_->setText(tr("ETA %1").arg(duration_text(m.eta_seconds())));
+  } else if (m.duration_seconds() > 0) {
+    eta_->setText(tr("took %1").arg(duration_text(m.duration_seconds())));
+  } else {
+    eta_->setText(QString());
+  }
+  restarts_->setText(tr("restarts: %1").arg(m.restarts()));
+  restarts_->setVisible(m.restarts() > 0);
+
+  const app::ReaderStats s = m.reader_stats();
+  if (s.problems() > 0) {
+    QStringList parts;
+    if (s.invalid_json) parts << tr("%1 not JSON").arg(s.invalid_json);
+    if (s.unknown_types) parts << tr("%1 unknown type").arg(s.unknown_types);
+    if (s.oversized) parts << tr("%1 oversized").arg(s.oversized);
+    if (s.missing_fields) parts << tr("%1 missing fields").arg(s.missing_fields);
+    if (s.newer_version) parts << tr("%1 newer version").arg(s.newer_version);
+    if (s.invalid_utf8) parts << tr("%1 invalid UTF-8").arg(s.invalid_utf8);
+    garbage_->setText(tr("⚠ unusable lines: %1").arg(parts.join(QStringLiteral(", "))));
+    garbage_->setToolTip(tr("Lines of the event stream this console skipped or read only in part (of %1 lines).")
+                             .arg(s.lines));
+    garbage_->show();
+  } else {
+    garbage_->hide();
+  }
+  failure_->setText(m.failure_message());
+  failure_->setVisible(!m.failure_message().isEmpty() && m.status() != app::RunStatus::finished);
+  update_buttons();
+}
+
+void RunMonitorWidget::update_buttons() {
+  const bool live = controller_ && controller_->is_live();
+  stop_->setEnabled(live && !controller_->stop_requested());
+  stop_->setVisible(controller_ && controller_->source() == RunController::Source::launched);
+  const app::RunStatus status = model_ ? model_->status() : app::RunStatus::pending;
+  const bool resumable = status == app::RunStatus::stopped || status == app::RunStatus::failed ||
+                         status == app::RunStatus::unknown;
+  resume_->setEnabled(!live && model_ && !model_->run_dir().isEmpty() && resumable);
+}
+
+}  // namespace medsynth::ui

@@ -1,0 +1,140 @@
+// The run monitor (one tab per run): status, progress bar, throughput, ETA,
+// restarts and reader-garbage counters; live charts of train/loss (log
+// scale), val/psnr, val/ssim, lr and one chart for any metric chosen by name,
+// with a TensorBoard-style smoothing slider; per-rank log tabs and the run's
+// checkpoints and outputs; Stop (graceful) and Resume buttons.
+//
+// Binds to a RunModel (and, for Stop, a RunController). Model signals only
+// mark what is dirty; a timer redraws at most refresh_interval_ms apart, so a
+// run streaming 100 000 metric events stays smooth (tests/ui/bench_gui_latency.cpp).
+#pragma once
+
+#include <QHash>
+#include <QPointer>
+#include <QSet>
+#include <QStringList>
+#include <QTimer>
+#include <QWidget>
+
+#include "app/runs/run_model.hpp"
+
+QT_BEGIN_NAMESPACE
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QTabWidget;
+QT_END_NAMESPACE
+
+namespace medsynth::ui {
+
+class LogView;
+class MetricChartView;
+class RunController;
+
+struct RunMonitorOptions {
+  int refresh_interval_ms = 100;  // charts and labels redraw at most 10 times a second
+  int max_points = 2000;          // per chart curve
+  // The fixed charts, in order; log-scale ones listed in log_scale_charts.
+  QStringList charts{QStringLiteral("train/loss"), QStringLiteral("val/psnr"), QStringLiteral("val/ssim"),
+                     QStringLiteral("lr")};
+  QStringList log_scale_charts{QStringLiteral("train/loss")};
+
+  QString validate() const;
+};
+
+class RunMonitorWidget : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit RunMonitorWidget(QWidget* parent = nullptr, RunMonitorOptions options = {});
+  ~RunMonitorWidget() override;
+
+  // Shows the controller's run (Stop acts on it). The controller is not owned.
+  void set_controller(RunController* controller);
+  // Shows a model without a controller (no Stop): tests, benchmarks.
+  void set_model(const app::RunModel* model);
+  const app::RunModel* model() const { return model_; }
+  RunController* controller() const;
+
+  // The chart of a fixed metric ("train/loss"), or null.
+  MetricChartView* chart(const QString& metric) const { return charts_.value(metric); }
+  MetricChartView* custom_chart() const { return custom_chart_; }
+  QComboBox* metric_chooser() const { return chooser_; }
+  // Log tab of a rank (-1: launcher), or null.
+  LogView* log_view(int rank) const { return logs_.value(rank); }
+  QList<int> log_ranks() const;
+
+  void set_smoothing(double weight);  // [0, 1)
+  double smoothing() const;
+
+  QString status_text() const;
+  QString throughput_text() const;
+  QString eta_text() const;
+  QString garbage_text() const;
+  QProgressBar* progress_bar() const { return progress_; }
+  QPushButton* stop_button() const { return stop_; }
+  QPushButton* resume_button() const { return resume_; }
+  // How often charts were redrawn (tests check the coalescing; the benchmark reports it).
+  int refresh_count() const { return refresh_count_; }
+
+ public slots:
+  // Redraws what changed (the timer calls it): labels at once, the charts one
+  // per event-loop turn.
+  void refresh();
+  // Redraws everything that changed before returning (screenshots, tests).
+  void refresh_now();
+
+ signals:
+  void resume_requested(const QString& run_dir);
+  void stop_requested();
+  // A checkpoint or output was double-clicked (e.g. a volume for the viewer).
+  void file_activated(const QString& path);
+
+ private:
+  void bind_model();
+  void schedule();
+  void on_metric_appended(const QString& name, int first_new_index);
+  void on_log_appended(int rank, int first_new_index);
+  void ensure_log_tab(int rank);
+  void update_labels();
+  void update_buttons();
+  void update_chooser();
+  void refresh_next_chart();
+  void add_file_entry(const QString& text, const QString& path);
+
+  RunMonitorOptions options_;
+  QPointer<const app::RunModel> model_;
+  QPointer<RunController> controller_;
+  QHash<QString, MetricChartView*> charts_;
+  MetricChartView* custom_chart_ = nullptr;
+  QComboBox* chooser_ = nullptr;
+  QSlider* smoothing_ = nullptr;
+  QLabel* smoothing_value_ = nullptr;
+  QLabel* title_ = nullptr;
+  QLabel* status_ = nullptr;
+  QLabel* step_ = nullptr;
+  QLabel* throughput_ = nullptr;
+  QLabel* eta_ = nullptr;
+  QLabel* restarts_ = nullptr;
+  QLabel* garbage_ = nullptr;
+  QLabel* failure_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QPushButton* stop_ = nullptr;
+  QPushButton* resume_ = nullptr;
+  QTabWidget* log_tabs_ = nullptr;
+  QHash<int, LogView*> logs_;
+  QListWidget* files_ = nullptr;
+
+  QTimer refresh_timer_;
+  QTimer stagger_timer_;                          // the next pending chart
+  QList<QPointer<MetricChartView>> pending_charts_;
+  QSet<QString> dirty_metrics_;
+  bool dirty_labels_ = false;
+  bool dirty_names_ = false;
+  int refresh_count_ = 0;
+};
+
+}  // namespace medsynth::ui

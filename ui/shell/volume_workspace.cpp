@@ -1,0 +1,69 @@
+#include "ui/shell/volume_workspace.hpp"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QTabWidget>
+
+#include "ui/monitor/run_controller.hpp"
+#include "ui/viewer/compare_widget.hpp"
+#include "ui/viewer/samples_panel.hpp"
+#include "ui/viewer/volume_viewer_widget.hpp"
+
+namespace medsynth::ui {
+namespace {
+
+constexpr const char* k_owned = "medsynth_volume_tab";
+const QString k_filter = QObject::tr("Volumes (*.nii *.nii.gz);;All files (*)");
+
+QWidget* add_tab(QTabWidget* tabs, QWidget* widget, const QString& title) {
+  widget->setProperty(k_owned, true);
+  tabs->setCurrentIndex(tabs->addTab(widget, title));
+  return widget;
+}
+
+}  // namespace
+
+VolumeWorkspace::VolumeWorkspace(QTabWidget* tabs, QObject* parent) : QObject(parent), tabs_(tabs) {}
+
+QWidget* VolumeWorkspace::open_volume(const QString& path) {
+  auto* viewer = new VolumeViewerWidget(tabs_);
+  viewer->open_volume(path);
+  return add_tab(tabs_, viewer, QFileInfo(path).fileName());
+}
+
+QWidget* VolumeWorkspace::compare(const QString& path_a, const QString& path_b) {
+  auto* widget = new CompareWidget(tabs_);
+  widget->open_volumes(path_a, path_b);
+  return add_tab(tabs_, widget, tr("%1 vs %2").arg(QFileInfo(path_a).fileName(), QFileInfo(path_b).fileName()));
+}
+
+QWidget* VolumeWorkspace::attach_samples(RunController* run) {
+  auto* panel = new SamplesPanel(tabs_);
+  panel->set_run_model(run->model());
+  if (!run->run_dir().isEmpty()) panel->set_run_dir(run->run_dir());
+  connect(run, &RunController::run_dir_known, panel, [this, panel](const QString& dir) {
+    panel->set_run_dir(dir);
+    tabs_->setTabText(tabs_->indexOf(panel), tr("Samples · %1").arg(QFileInfo(dir).fileName()));
+  });
+  const QString name = run->run_dir().isEmpty() ? tr("new run") : QFileInfo(run->run_dir()).fileName();
+  const int current = tabs_->currentIndex();
+  add_tab(tabs_, panel, tr("Samples · %1").arg(name));
+  tabs_->setCurrentIndex(current);  // the run's monitor stays in front
+  return panel;
+}
+
+bool VolumeWorkspace::owns(QWidget* tab) const { return tab && tab->property(k_owned).toBool(); }
+
+void VolumeWorkspace::open_volume_dialog(QWidget* parent) {
+  const QString path = QFileDialog::getOpenFileName(parent, tr("Open a volume"), QString(), k_filter);
+  if (!path.isEmpty()) open_volume(path);
+}
+
+void VolumeWorkspace::compare_dialog(QWidget* parent) {
+  const QString a = QFileDialog::getOpenFileName(parent, tr("Compare: first volume (e.g. generated)"), QString(), k_filter);
+  if (a.isEmpty()) return;
+  const QString b = QFileDialog::getOpenFileName(parent, tr("Compare: second volume (e.g. real)"), QFileInfo(a).path(), k_filter);
+  if (!b.isEmpty()) compare(a, b);
+}
+
+}  // namespace medsynth::ui

@@ -1,0 +1,93 @@
+#include "ui/viewer/viewer_toolbar.hpp"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QToolButton>
+
+namespace medsynth::ui {
+
+namespace {
+constexpr int k_custom = -1;  // item data of the "Custom" window entry
+}
+
+ViewerToolbar::ViewerToolbar(bool volume_rendering, QWidget* parent) : QWidget(parent) {
+  auto* layout = new QHBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+
+  window_box_ = new QComboBox(this);
+  window_box_->setObjectName(QStringLiteral("window_preset"));
+  for (const auto& info : window_presets())
+    window_box_->addItem(QString::fromLatin1(info.name), static_cast<int>(info.preset));
+  window_box_->addItem(tr("Custom"), k_custom);
+  window_box_->setToolTip(tr("Window/level preset (right-drag in a slice view to adjust)"));
+  layout->addWidget(new QLabel(tr("Window:"), this));
+  layout->addWidget(window_box_);
+  window_level_label_ = new QLabel(this);
+  window_level_label_->setObjectName(QStringLiteral("window_level_text"));
+  layout->addWidget(window_level_label_);
+
+  colormap_box_ = new QComboBox(this);
+  colormap_box_->setObjectName(QStringLiteral("colormap"));
+  for (Colormap map : image_colormaps()) colormap_box_->addItem(colormap_name(map), static_cast<int>(map));
+  layout->addWidget(new QLabel(tr("Colours:"), this));
+  layout->addWidget(colormap_box_);
+
+  volume_box_ = new QComboBox(this);
+  volume_box_->setObjectName(QStringLiteral("volume_preset"));
+  for (VolumePreset preset : volume_presets())
+    volume_box_->addItem(volume_preset_name(preset), static_cast<int>(preset));
+  auto* volume_label = new QLabel(tr("3D:"), this);
+  layout->addWidget(volume_label);
+  layout->addWidget(volume_box_);
+  volume_label->setVisible(volume_rendering);
+  volume_box_->setVisible(volume_rendering);
+
+  layout->addStretch(1);
+  auto* reset = new QToolButton(this);
+  reset->setText(tr("Reset views"));
+  layout->addWidget(reset);
+  auto* screenshot = new QToolButton(this);
+  screenshot->setText(tr("Screenshot…"));
+  layout->addWidget(screenshot);
+
+  connect(window_box_, &QComboBox::activated, this, [this](int row) {
+    const int value = window_box_->itemData(row).toInt();
+    if (value != k_custom) emit window_preset_chosen(static_cast<WindowPreset>(value));
+  });
+  connect(colormap_box_, &QComboBox::activated, this,
+          [this](int row) { emit colormap_chosen(static_cast<Colormap>(colormap_box_->itemData(row).toInt())); });
+  connect(volume_box_, &QComboBox::activated, this, [this](int row) {
+    emit volume_preset_chosen(static_cast<VolumePreset>(volume_box_->itemData(row).toInt()));
+  });
+  connect(reset, &QToolButton::clicked, this, &ViewerToolbar::reset_requested);
+  connect(screenshot, &QToolButton::clicked, this, &ViewerToolbar::screenshot_requested);
+}
+
+void ViewerToolbar::show_window_preset(std::optional<WindowPreset> preset) {
+  const QSignalBlocker block(window_box_);
+  window_box_->setCurrentIndex(window_box_->findData(preset ? static_cast<int>(*preset) : k_custom));
+}
+
+void ViewerToolbar::show_colormap(Colormap map) {
+  const QSignalBlocker block(colormap_box_);
+  const int row = colormap_box_->findData(static_cast<int>(map));
+  if (row < 0) {
+    colormap_box_->addItem(colormap_name(map), static_cast<int>(map));  // e.g. diverging, for differences
+    colormap_box_->setCurrentIndex(colormap_box_->count() - 1);
+  } else {
+    colormap_box_->setCurrentIndex(row);
+  }
+}
+
+void ViewerToolbar::show_volume_preset(VolumePreset preset) {
+  const QSignalBlocker block(volume_box_);
+  volume_box_->setCurrentIndex(volume_box_->findData(static_cast<int>(preset)));
+}
+
+void ViewerToolbar::set_window_level_text(const WindowLevel& wl) {
+  window_level_label_->setText(QStringLiteral("W %1  L %2").arg(wl.window, 0, 'g', 4).arg(wl.level, 0, 'g', 4));
+}
+
+}  // namespace medsynth::ui

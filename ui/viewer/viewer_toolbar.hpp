@@ -1,0 +1,50 @@
+// The row of controls above VolumeViewerWidget's views: window/level preset,
+// colormap, 3D transfer-function preset, reset and screenshot. Emits what the
+// user picked; the show_* setters reflect the viewer's state without emitting.
+#pragma once
+
+#include <optional>
+
+#include <QWidget>
+
+#include "ui/viewer/colormap.hpp"
+#include "ui/viewer/volume_rendering_preset.hpp"
+#include "ui/viewer/window_level.hpp"
+
+class QComboBox;
+class QLabel;
+class QToolButton;
+
+namespace medsynth::ui {
+
+class ViewerToolbar : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ViewerToolbar(bool volume_rendering, QWidget* parent = nullptr);
+
+  // nullopt shows "Custom" (after a mouse drag or a linked viewer's change).
+  void show_window_preset(std::optional<WindowPreset> preset);
+  void show_colormap(Colormap map);
+  void show_volume_preset(VolumePreset preset);
+  void set_window_level_text(const WindowLevel& window_level);
+
+  QComboBox* window_box() const { return window_box_; }
+  QComboBox* colormap_box() const { return colormap_box_; }
+  QComboBox* volume_box() const { return volume_box_; }
+
+ signals:
+  void window_preset_chosen(medsynth::ui::WindowPreset preset);
+  void colormap_chosen(medsynth::ui::Colormap map);
+  void volume_preset_chosen(medsynth::ui::VolumePreset preset);
+  void reset_requested();
+  void screenshot_requested();
+
+ private:
+  QComboBox* window_box_ = nullptr;
+  QComboBox* colormap_box_ = nullptr;
+  QComboBox* volume_box_ = nullptr;
+  QLabel* window_level_label_ = nullptr;
+};
+
+}  // namespace medsynth::ui
