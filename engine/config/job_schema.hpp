@@ -94,6 +94,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("nan_max_bad_steps", t.nan_max_bad_steps);
     v.field("nan_lr_factor", t.nan_lr_factor);
     v.field("num_threads", t.num_threads);
+    v.field("per_sample_noise", t.per_sample_noise);
     v.field("device", t.device);
     v.field("memory_format", t.memory_format);
   });

@@ -132,6 +132,10 @@ struct TrainingSpec {
   int nan_max_bad_steps = 3;        // consecutive non-finite steps before rollback
   double nan_lr_factor = 0.5;       // LR multiplier applied on rollback
   int num_threads = 0;              // intra-op threads, 0: all cores
+  // Draw each sample's training noise (the VAE's reparameterisation) from
+  // (seed, epoch, sample position) instead of the rank's generator: results
+  // then do not depend on ranks x batch x accumulation (the dist tests use it).
+  bool per_sample_noise = false;
   std::string device = "auto";      // auto | cpu | cuda
   // auto: the faster layout measured in docs/performance.md - contiguous with
   // bf16 autocast, channels_last_3d in fp32 (CPU); contiguous on CUDA.

@@ -320,6 +320,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
 
     TrainResult result;
     std::set<int> pending_nan = options.inject_nan_at_steps;
+    const std::vector<std::uint64_t> no_keys;  // the task then draws noise from the rank's generator
     int consecutive_bad = 0;
     double window_loss = 0;
     int window_steps = 0;
@@ -343,7 +344,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
             at::Tensor loss;
             {
               AutocastScope autocast(amp, s.device.type());
-              loss = s.task->compute_loss(g, images, batch->sample_keys, s.progress.step, terms);
+              loss = s.task->compute_loss(g, images, job.training.per_sample_noise ? batch->sample_keys : no_keys, s.progress.step, terms);
             }
             if (inject && g == 0) loss = loss * std::nan("");
             const double value = loss.item<double>();

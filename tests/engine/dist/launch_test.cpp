@@ -51,6 +51,7 @@ training:
   amp: false
   val_every_steps: 1000
   num_threads: 1
+  per_sample_noise: true
 distributed:
   timeout_s: 60
   join_timeout_s: 60
