@@ -105,6 +105,7 @@ const QHash<QString, Presentation>& presentation() {
       {"training.nan_max_bad_steps", {"Non-finite steps before rollback", "Consecutive non-finite steps before rolling back to the last good checkpoint.", 1, 1000, {}, true}},
       {"training.nan_lr_factor", {"LR factor on rollback", "Learning-rate multiplier applied at each rollback.", 0.001, 0.999, {}, true}},
       {"training.num_threads", {"Threads per process", "Intra-op threads; 0 = all cores.", 0, 1024, {}, true, "Parallel computing"}},
+      {"training.per_sample_noise", {"Per-sample noise", "Draw each sample's VAE noise from (seed, epoch, sample) instead of the rank's generator: the same weights whatever ranks x batch x accumulation.", 0, 0, {}, true, "Parallel computing"}},
       {"training.device", {"Device", "auto takes CUDA when present.", 0, 0, names({"auto", "cpu", "cuda"}), false, "Parallel computing"}},
       {"training.memory_format", {"Memory format", "Tensor layout for convolutions; auto picks the faster measured one.", 0, 0, names({"auto", "contiguous", "channels_last_3d"}), true, "Parallel computing"}},
       {"checkpoint.every_steps", {"Checkpoint every (steps)", "Write last.pt every this many steps; 0 = at every validation.", 0, 1e9}},
