@@ -8,7 +8,14 @@
 set -euo pipefail
 console="$1"; engine="$2"
 work="$(mktemp -d /tmp/medsynth-cli-viewer-XXXXXX)"
-trap 'rm -rf "$work"' EXIT
+# Our own X server (Xvfb picks a free display and tells us which): the exit
+# codes checked below are then the console's own, not xvfb-run's.
+Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
+xvfb_pid=$!
+trap 'kill $xvfb_pid 2>/dev/null; wait $xvfb_pid 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.05; done
+[ -s "$work/display" ] || { echo "Xvfb did not start"; cat "$work/xvfb.log"; exit 1; }
+export DISPLAY=":$(head -1 "$work/display")"
 cat > "$work/job.yaml" <<'JOB'
 name: viewer
 task: autoencoder
@@ -22,7 +29,7 @@ recon="$(ls "$work"/runs/*/output/reconstruction-*.nii.gz | head -1)"
 [ -f "$recon" ] || { echo "the engine wrote no reconstruction"; exit 1; }
 
 png_size() { python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); assert d[:8]==b"\x89PNG\r\n\x1a\n", "not a PNG"; print(*struct.unpack(">II", d[16:24]))' "$1"; }
-xvfb() { xvfb-run -a -s "-screen 0 1600x1000x24" "$@"; }
+xvfb() { "$@"; }  # DISPLAY points at our server
 
 xvfb "$console" snapshot "$recon" "$work/snap.png"
 [ "$(png_size "$work/snap.png")" = "1024 1024" ] || { echo "snapshot is not a 1024x1024 PNG"; exit 1; }
