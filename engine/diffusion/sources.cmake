@@ -6,3 +6,6 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/discrete_scheduler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/noise_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rectified_flow_scheduler.cpp)
+target_sources(medsynth_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/diffusion_model_unet.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/diffusion_unet_blocks.cpp)

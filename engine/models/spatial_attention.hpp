@@ -16,11 +16,12 @@
 
 namespace medsynth {
 
-// MONAI's SABlock with num_heads 1, qkv_bias true, include_fc true,
-// use_combined_linear false (the AutoencoderKL defaults).
+// MONAI's SABlock with qkv_bias true, include_fc true, use_combined_linear
+// false. The autoencoder uses one head; the diffusion UNet splits channels
+// into heads of num_head_channels (head-major, as MONAI's "b h (l d)").
 class SelfAttentionImpl : public torch::nn::Module {
  public:
-  explicit SelfAttentionImpl(std::int64_t hidden_size);
+  explicit SelfAttentionImpl(std::int64_t hidden_size, std::int64_t num_heads = 1);
   // x: [B, tokens, hidden_size]
   at::Tensor forward(const at::Tensor& x);
 
@@ -28,12 +29,17 @@ class SelfAttentionImpl : public torch::nn::Module {
   torch::nn::Linear to_q{nullptr};
   torch::nn::Linear to_k{nullptr};
   torch::nn::Linear to_v{nullptr};
+
+ private:
+  std::int64_t num_heads_;
 };
 TORCH_MODULE(SelfAttention);
 
 class SpatialAttentionBlockImpl : public torch::nn::Module {
  public:
-  SpatialAttentionBlockImpl(std::int64_t num_channels, std::int64_t norm_num_groups, double norm_eps);
+  // num_head_channels 0: one head over all channels (MONAI's None).
+  SpatialAttentionBlockImpl(std::int64_t num_channels, std::int64_t norm_num_groups, double norm_eps,
+                            std::int64_t num_head_channels = 0);
   // x: [B, C, D, H, W] -> same shape
   at::Tensor forward(const at::Tensor& x);
 

@@ -6,14 +6,15 @@ names (GroupNorm affine parameters randomised, so a swapped weight/bias would
 show) plus "io.*" tensors: a fixed input and MONAI's outputs for it.
 
 Needs torch, monai and einops (pip). Run from this folder:
-    python3 make_monai_reference.py
+    python3 make_monai_reference.py [fixture names...]   (default: all)
 Made with torch 2.15.0 and MONAI 1.6.1.
 """
 import json
 import struct
+import sys
 
 import torch
-from monai.networks.nets import AutoencoderKL, PatchDiscriminator
+from monai.networks.nets import AutoencoderKL, DiffusionModelUNet, PatchDiscriminator
 
 
 def write_safetensors(path, tensors):
@@ -60,12 +61,45 @@ def discriminator(name, norm):
     write_safetensors(f"{name}.safetensors", {**net.state_dict(), "io.x": x, "io.logits": y})
 
 
+def diffusion_unet(name, **cfg):
+    # MONAI zero-initialises each resnet's conv2 and the output conv: give every
+    # parameter random values so that a misplaced or skipped weight shows.
+    net = DiffusionModelUNet(spatial_dims=3, norm_eps=1e-6, **cfg).eval()
+    with torch.no_grad():
+        for pname, p in net.named_parameters():
+            if p.dim() == 1:
+                (p.uniform_(0.5, 1.5) if "norm" in pname and pname.endswith("weight") else p.uniform_(-0.2, 0.2))
+            else:
+                p.normal_(0.0, 0.3 / (p[0].numel() ** 0.5))
+    x = torch.randn(2, cfg["in_channels"], 8, 8, 8)
+    t = torch.tensor([17.0, 731.5])
+    with torch.no_grad():
+        y = net(x, t)
+    write_safetensors(f"{name}.safetensors", {**net.state_dict(), "io.x": x, "io.t": t, "io.y": y})
+
+
+# Each fixture with its own seed, so that one can be remade alone.
+FIXTURES = {
+    "monai_autoencoder_attention": lambda n: autoencoder(
+        n, channels=(4, 8), num_res_blocks=(1, 1), attention_levels=(False, True), norm_num_groups=4, latent_channels=2,
+        with_encoder_nonlocal_attn=True, with_decoder_nonlocal_attn=True),
+    "monai_autoencoder_deconv": lambda n: autoencoder(
+        n, channels=(4, 4, 8), num_res_blocks=(1, 2, 1), attention_levels=(False, False, False), norm_num_groups=4,
+        latent_channels=2, with_encoder_nonlocal_attn=False, with_decoder_nonlocal_attn=False, use_convtranspose=True),
+    "monai_discriminator_instance": lambda n: discriminator(n, "INSTANCE"),
+    "monai_discriminator_group": lambda n: discriminator(n, ("GROUP", {"num_groups": 4})),
+    # Attention at the two coarse levels, one head each (as MAISI's levels 3-4).
+    "monai_diffusion_unet": lambda n: diffusion_unet(
+        n, in_channels=2, out_channels=2, channels=(8, 16, 16), num_res_blocks=(1, 1, 1),
+        attention_levels=(False, True, True), num_head_channels=(8, 16, 16), norm_num_groups=4),
+    # Two res blocks per level and 2/4 heads: checks the head split and the skip bookkeeping.
+    "monai_diffusion_unet_heads": lambda n: diffusion_unet(
+        n, in_channels=3, out_channels=1, channels=(8, 16), num_res_blocks=(2, 1), attention_levels=(True, True),
+        num_head_channels=(4, 4), norm_num_groups=4),
+}
+
 if __name__ == "__main__":
-    torch.manual_seed(0)
-    autoencoder("monai_autoencoder_attention", channels=(4, 8), num_res_blocks=(1, 1), attention_levels=(False, True),
-                norm_num_groups=4, latent_channels=2, with_encoder_nonlocal_attn=True, with_decoder_nonlocal_attn=True)
-    autoencoder("monai_autoencoder_deconv", channels=(4, 4, 8), num_res_blocks=(1, 2, 1),
-                attention_levels=(False, False, False), norm_num_groups=4, latent_channels=2,
-                with_encoder_nonlocal_attn=False, with_decoder_nonlocal_attn=False, use_convtranspose=True)
-    discriminator("monai_discriminator_instance", "INSTANCE")
-    discriminator("monai_discriminator_group", ("GROUP", {"num_groups": 4}))
+    for index, fixture in enumerate(FIXTURES):
+        if len(sys.argv) < 2 or fixture in sys.argv[1:]:
+            torch.manual_seed(index)
+            FIXTURES[fixture](fixture)
