@@ -65,6 +65,8 @@ ResolvedRun resolve_run(const TrainArguments& a, const JobSpec& job) {
   }
   if (!resume.empty() && fs::is_directory(resume)) {
     r.run = open_run_directory(resume);
+    // An LDM pipeline resumes stage by stage from its sub-runs (diffusion/ldm_pipeline.hpp).
+    if (job.task == "ldm") return r;
     r.resume_from = r.run.checkpoints_dir() + "/last.safetensors";
     if (!fs::exists(r.resume_from)) throw UsageError(resume + ": run directory has no checkpoints/last.safetensors to resume from");
     return r;

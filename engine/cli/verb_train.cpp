@@ -16,6 +16,7 @@
 #include "dist/process_group.hpp"
 #include "run/run_directory.hpp"
 #include "train/device_choice.hpp"
+#include "diffusion/ldm_pipeline.hpp"
 #include "train/trainer.hpp"
 
 namespace fs = std::filesystem;
@@ -68,7 +69,7 @@ int run(const TrainArguments& a) {
   options.stop_signal = &stop_flag();
 
   if (env.rank == 0) std::cerr << "medsynth-engine: run directory: " << options.run.root << "\n";
-  TrainResult result = run_training(job, options);
+  TrainResult result = job.task == "ldm" ? run_ldm_pipeline(job, options) : run_training(job, options);
   if (!a.json && env.rank == 0) {
     std::cout << "run directory: " << options.run.root << "\n";
     for (const auto& [name, value] : result.final_metrics) std::cout << name << " = " << value << "\n";

@@ -61,6 +61,16 @@ void visit_job(Job& job, Visitor& v) {
       v.field("channels", d.channels);
       v.field("start_step", d.start_step);
     });
+    v.section("diffusion_unet", [&] {
+      auto& u = job.model.diffusion_unet;
+      v.field("channels", u.channels);
+      v.field("num_res_blocks", u.num_res_blocks);
+      v.field("attention_levels", u.attention_levels);
+      v.field("num_head_channels", u.num_head_channels);
+      v.field("norm_num_groups", u.norm_num_groups);
+      v.field("norm_eps", u.norm_eps);
+      v.field("include_spacing_input", u.include_spacing_input);
+    });
   });
   v.section("loss", [&] {
     auto& l = job.loss;
@@ -122,6 +132,39 @@ void visit_job(Job& job, Visitor& v) {
     v.field("tensorboard", o.tensorboard);
     v.field("save_reconstructions", o.save_reconstructions);
     v.field("log_every_steps", o.log_every_steps);
+  });
+  v.section("scheduler", [&] {
+    auto& s = job.scheduler;
+    v.field("kind", s.kind);
+    v.field("num_train_timesteps", s.noise.num_train_timesteps);
+    v.field("beta_schedule", s.noise.beta_schedule);
+    v.field("beta_start", s.noise.beta_start);
+    v.field("beta_end", s.noise.beta_end);
+    v.field("prediction_type", s.prediction_type);
+    v.field("num_inference_steps", s.num_inference_steps);
+    v.field("ddim_eta", s.ddim_eta);
+    v.field("sample_method", s.sample_method);
+    v.field("use_timestep_transform", s.use_timestep_transform);
+    v.field("base_img_size_numel", s.base_img_size_numel);
+    v.field("fast_ddpm_schedule", s.fast_ddpm_schedule);
+    v.field("fast_ddpm_steps", s.fast_ddpm_steps);
+  });
+  v.section("ldm", [&] {
+    auto& l = job.ldm;
+    v.field("autoencoder_checkpoint", l.autoencoder_checkpoint);
+    v.field("autoencoder_steps", l.autoencoder_steps);
+    v.field("embedding_dir", l.embedding_dir);
+    v.field("scale_factor", l.scale_factor);
+    v.field("encode_sample", l.encode_sample);
+  });
+  v.section("generate", [&] {
+    auto& g = job.generate;
+    v.field("num_images", g.num_images);
+    v.field("base_seed", g.base_seed);
+    v.field("output_size", g.output_size);
+    v.field("spacing", g.spacing);
+    v.field("orientation", g.orientation);
+    v.field("decode_tile", g.decode_tile);
   });
 }
 

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+
+#include "config/diffusion_spec.hpp"
 #include <vector>
 
 namespace medsynth {
@@ -77,6 +79,7 @@ struct DiscriminatorSpec {
 struct ModelSpec {
   AutoencoderSpec autoencoder;
   DiscriminatorSpec discriminator;
+  DiffusionUnetOptions diffusion_unet;  // task ldm; in/out channels follow autoencoder.latent_channels
 
   bool operator==(const ModelSpec&) const = default;
 };
@@ -158,6 +161,30 @@ struct DistributedSpec {
   bool operator==(const DistributedSpec&) const = default;
 };
 
+// task ldm: the pipeline autoencoder -> encode -> diffusion -> generate
+// (docs/latent-diffusion.md). Each stage is skipped when its output exists.
+struct LdmSpec {
+  std::string autoencoder_checkpoint;  // "": train the autoencoder as stage 1; else use this checkpoint
+  int autoencoder_steps = 200;         // stage 1 optimizer steps (training.* settings otherwise)
+  std::string embedding_dir;           // "": the run's embedding/; else read (or write) latents here
+  double scale_factor = 0.0;           // latent scale; 0: 1/std of the encoded latents (MAISI)
+  bool encode_sample = false;          // store a sample of q(z|x) instead of its mean
+
+  bool operator==(const LdmSpec&) const = default;
+};
+
+// task ldm, stage 4 and `medsynth-engine generate`: one volume per rank, seed = base_seed + rank.
+struct GenerateSpec {
+  int num_images = 0;                         // 0: one per rank; more are handed out round robin
+  std::int64_t base_seed = 0;                 // image_seed{base_seed + k}_rank{R}.nii.gz
+  std::array<int, 3> output_size{64, 64, 64}; // voxels x, y, z of the generated image
+  std::array<double, 3> spacing{1.5, 1.5, 1.5};  // mm
+  std::string orientation = "RAS";            // RAS | LPS: the axis directions written to the NIfTI
+  int decode_tile = 0;                        // latent tile edge for the tiled decode; 0: decode in one piece
+
+  bool operator==(const GenerateSpec&) const = default;
+};
+
 struct OutputSpec {
   std::string runs_dir = "runs";
   bool tensorboard = true;
@@ -177,6 +204,9 @@ struct JobSpec {
   CheckpointSpec checkpoint;
   DistributedSpec distributed;
   OutputSpec output;
+  SchedulerOptions scheduler;
+  LdmSpec ldm;
+  GenerateSpec generate;
 
   bool operator==(const JobSpec&) const = default;
 };

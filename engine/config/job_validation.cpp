@@ -25,10 +25,10 @@ void check_top(const JobSpec& job, Checks& c) {
     if (!ok)
       c.fail("name", "may hold only letters, digits, '.', '_' and '-' (it names the run directory; got \"" + job.name + "\")");
   }
-  if (job.task == "ldm" || job.task == "vqgan" || job.task == "survival")
-    c.fail("task", "not supported yet: ldm, vqgan, survival arrive with later releases");
+  if (job.task == "vqgan" || job.task == "survival")
+    c.fail("task", "not supported yet: vqgan and survival arrive with a later release");
   else
-    c.one_of("task", job.task, {"autoencoder"});
+    c.one_of("task", job.task, {"autoencoder", "ldm"});
 }
 
 template <class T, std::size_t N>
@@ -188,6 +188,46 @@ void check_checkpoint_and_output(const JobSpec& job, Checks& c, std::vector<Fiel
   c.at_least("output.log_every_steps", o.log_every_steps, 1);
 }
 
+// The component options validate themselves (config/diffusion_spec.hpp); their
+// errors join the list under their dotted paths.
+template <class Options>
+void collect(const Options& options, const std::string& prefix, std::vector<FieldError>& errors) {
+  try {
+    options.validate(prefix);
+  } catch (const ConfigError& e) {
+    errors.insert(errors.end(), e.errors().begin(), e.errors().end());
+  }
+}
+
+void check_latent_diffusion(const JobSpec& job, Checks& c, std::vector<FieldError>& errors) {
+  if (job.task != "ldm") return;
+  collect(job.model.diffusion_unet, "model.diffusion_unet", errors);
+  collect(job.scheduler, "scheduler", errors);
+  const auto& l = job.ldm;
+  c.at_least("ldm.autoencoder_steps", l.autoencoder_steps, 1);
+  c.at_least("ldm.scale_factor", l.scale_factor, 0.0);
+  const auto& g = job.generate;
+  c.at_least("generate.num_images", g.num_images, 0);
+  c.at_least("generate.base_seed", g.base_seed, std::int64_t{0});
+  if (!all_finite_positive(g.spacing)) c.fail("generate.spacing", "every entry must be > 0 mm (got " + list_text(g.spacing) + ")");
+  c.one_of("generate.orientation", g.orientation, {"RAS", "LPS"});
+  c.at_least("generate.decode_tile", g.decode_tile, 0);
+  // Image -> latent shrinks by 2 per autoencoder level after the first; the
+  // UNet halves the latent once per level after its first.
+  const auto ae_levels = job.model.autoencoder.num_channels.size();
+  const auto unet_levels = job.model.diffusion_unet.channels.size();
+  if (ae_levels >= 1 && unet_levels >= 1) {
+    const int factor = (1 << (ae_levels - 1)) * (1 << (unet_levels - 1));
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (g.output_size[i] < factor || g.output_size[i] % factor != 0) {
+        c.fail("generate.output_size", "every entry must be a positive multiple of " + std::to_string(factor) +
+                                           " (the autoencoder and UNet downsampling; got " + list_text(g.output_size) + ")");
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<FieldError> validate_job(const JobSpec& job) {
@@ -199,6 +239,7 @@ std::vector<FieldError> validate_job(const JobSpec& job) {
   check_loss(job, checks);
   check_training(job, checks);
   check_checkpoint_and_output(job, checks, errors);
+  check_latent_diffusion(job, checks, errors);
   return errors;
 }
 

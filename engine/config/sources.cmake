@@ -1,6 +1,7 @@
 # Sources of engine/config (owned by that folder).
 target_sources(medsynth_config PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/did_you_mean.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/diffusion_spec.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_data_paths.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_document.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_enums.cpp

@@ -34,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "data/batch_source.hpp"
 #include "data/volume_dataset.hpp"
 #include "data/volume_tensor.hpp"
 
@@ -52,34 +53,24 @@ struct LoaderOptions {
   int prefetch = 2;                      // batches ready or in progress ahead of the consumer: max(prefetch, num_workers)
 };
 
-struct Batch {
-  at::Tensor images;                     // float32 [B, 1, Z, Y, X], CPU
-  std::vector<std::string> ids;          // dataset ids, one per sample
-  std::vector<std::size_t> items;        // dataset indices, one per sample
-  // One per sample, from (base_seed, epoch, position in the epoch's order):
-  // seeds the sample's training noise (e.g. the VAE's reparameterisation),
-  // so a run draws the same noise whatever the ranks, batch size or
-  // accumulation — 2 ranks x batch b train exactly like 1 rank x batch 2b.
-  std::vector<std::uint64_t> sample_keys;
-  int index = 0;                         // batch number within the epoch
-};
 
-class BatchLoader {
+class BatchLoader : public BatchSource {
  public:
   // Throws ConfigError for invalid options (batch size, patch size, rank, world
   // size, workers, prefetch) and when an epoch would hold no batch at all.
   BatchLoader(const VolumeDataset& dataset, LoaderOptions options);
-  ~BatchLoader();
+  ~BatchLoader() override;
   BatchLoader(const BatchLoader&) = delete;
   BatchLoader& operator=(const BatchLoader&) = delete;
 
   // Begins epoch `epoch` at batch `skip_batches` (0..batches_per_epoch();
   // UsageError if negative). Batches prepared for a previous epoch are dropped.
-  void start_epoch(int epoch, int skip_batches = 0);
+  void start_epoch(int epoch, int skip_batches = 0) override;
   // The next batch in order, or nullopt at the end of the epoch. RuntimeError
   // before the first start_epoch().
-  std::optional<Batch> next();
-  int batches_per_epoch() const { return batches_per_epoch_; }
+  std::optional<Batch> next() override;
+  int batches_per_epoch() const override { return batches_per_epoch_; }
+  std::size_t item_count() const override { return dataset_.size(); }
   // This rank's dataset indices of an epoch, in delivery order (after padding
   // or dropping, before batching).
   std::vector<std::size_t> epoch_indices(int epoch) const;

@@ -9,30 +9,6 @@
 
 namespace medsynth {
 
-void DiffusionUnetOptions::validate(const std::string& prefix) const {
-  std::vector<FieldError> errors;
-  auto add = [&](const std::string& field, const std::string& message) { errors.push_back({prefix + "." + field, message}); };
-  const std::size_t levels = channels.size();
-  if (spatial_dims != 3) add("spatial_dims", "must be 3 (medsynth generates volumes)");
-  if (in_channels < 1) add("in_channels", "must be at least 1");
-  if (out_channels < 1) add("out_channels", "must be at least 1");
-  if (levels < 1) add("channels", "must list at least one level");
-  if (num_res_blocks.size() != levels) add("num_res_blocks", "must have one entry per level of channels (" + std::to_string(levels) + ")");
-  if (attention_levels.size() != levels) add("attention_levels", "must have one entry per level of channels (" + std::to_string(levels) + ")");
-  if (num_head_channels.size() != levels) add("num_head_channels", "must have one entry per level of channels (" + std::to_string(levels) + ")");
-  for (std::size_t i = 0; i < levels; ++i) {
-    if (channels[i] < 1 || norm_num_groups < 1 || channels[i] % norm_num_groups != 0)
-      add("channels", "every level must be a positive multiple of norm_num_groups (" + std::to_string(norm_num_groups) + ")");
-    if (i < num_res_blocks.size() && num_res_blocks[i] < 1) add("num_res_blocks", "every level needs at least one block");
-    if (i < num_head_channels.size() && i < attention_levels.size() && attention_levels[i] && num_head_channels[i] > 0 &&
-        channels[i] % num_head_channels[i] != 0)
-      add("num_head_channels", "level " + std::to_string(i) + ": channels " + std::to_string(channels[i]) + " not divisible by " +
-                                   std::to_string(num_head_channels[i]));
-  }
-  if (!(norm_eps > 0)) add("norm_eps", "must be positive");
-  if (!errors.empty()) throw ConfigError(std::move(errors));
-}
-
 at::Tensor timestep_embedding(const at::Tensor& timesteps, std::int64_t dim) {
   const std::int64_t half = dim / 2;
   auto opts = at::TensorOptions().dtype(at::kFloat).device(timesteps.device());

@@ -17,25 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "config/diffusion_spec.hpp"
 #include "diffusion/diffusion_unet_blocks.hpp"
 
 namespace medsynth {
-
-struct DiffusionUnetOptions {
-  int spatial_dims = 3;
-  int in_channels = 4;                                   // latent channels of the autoencoder
-  int out_channels = 4;
-  std::vector<int> channels{64, 128, 256, 512};          // MAISI
-  std::vector<int> num_res_blocks{2, 2, 2, 2};
-  std::vector<bool> attention_levels{false, false, true, true};
-  std::vector<int> num_head_channels{0, 0, 32, 32};      // 0: one head (no attention at that level in MAISI)
-  int norm_num_groups = 32;
-  double norm_eps = 1e-6;
-  bool include_spacing_input = false;                    // MAISI's spacing conditioning
-
-  // Throws ConfigError naming `prefix`.field.
-  void validate(const std::string& prefix) const;
-};
 
 // Sinusoidal embedding of (possibly fractional) timesteps [B] -> [B, dim]:
 // cos then sin halves, frequencies exp(-ln(10000) i / (dim/2)) (Ho et al.).

@@ -20,32 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "config/diffusion_spec.hpp"
 #include "diffusion/noise_schedule.hpp"
 
 namespace medsynth {
 
-struct SchedulerOptions {
-  std::string kind = "rflow";                 // ddpm | ddim | rflow | fast_ddpm
-  NoiseScheduleOptions noise;                 // ddpm, ddim, fast_ddpm
-  std::string prediction_type = "epsilon";    // epsilon | sample | v_prediction (rflow always predicts velocity)
-  int num_inference_steps = 30;               // rflow 30, ddpm 1000, ddim 50; fast_ddpm uses fast_ddpm_steps
-  bool clip_sample = false;                   // clamp the predicted x0 to [-clip_sample_value, +clip_sample_value]
-  double clip_sample_value = 1.0;
-  double ddim_eta = 0.0;                      // ddim/fast_ddpm: 0 deterministic, 1 DDPM-like noise
-  // rflow (MONAI RFlowScheduler names)
-  std::string sample_method = "logit-normal"; // uniform | logit-normal
-  double loc = 0.0;                           // logit-normal location and scale
-  double scale = 1.0;
-  bool use_timestep_transform = true;         // shift timesteps toward noise for inputs larger than base_img_size_numel
-  double base_img_size_numel = 32.0 * 32.0 * 32.0;
-  double transform_scale = 1.0;
-  // fast_ddpm
-  int fast_ddpm_steps = 10;
-  std::string fast_ddpm_schedule = "non-uniform";  // uniform | non-uniform
-
-  // Throws ConfigError naming `prefix`.field.
-  void validate(const std::string& prefix) const;
-};
 
 class DiffusionScheduler {
  public:

@@ -6,17 +6,6 @@
 
 namespace medsynth {
 
-void NoiseScheduleOptions::validate(const std::string& prefix) const {
-  std::vector<FieldError> errors;
-  if (num_train_timesteps < 2) errors.push_back({prefix + ".num_train_timesteps", "must be at least 2"});
-  if (beta_schedule != "linear_beta" && beta_schedule != "scaled_linear_beta")
-    errors.push_back({prefix + ".beta_schedule", "must be linear_beta or scaled_linear_beta, not '" + beta_schedule + "'"});
-  if (!(beta_start > 0.0 && beta_start < 1.0)) errors.push_back({prefix + ".beta_start", "must be in (0, 1)"});
-  if (!(beta_end > 0.0 && beta_end < 1.0)) errors.push_back({prefix + ".beta_end", "must be in (0, 1)"});
-  if (beta_end < beta_start) errors.push_back({prefix + ".beta_end", "must not be below beta_start"});
-  if (!errors.empty()) throw ConfigError(std::move(errors));
-}
-
 at::Tensor alphas_cumprod(const NoiseScheduleOptions& o) {
   const auto opts = at::TensorOptions().dtype(at::kDouble);
   at::Tensor betas;

@@ -9,3 +9,10 @@ target_sources(medsynth_engine PRIVATE
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/diffusion_model_unet.cpp
   ${CMAKE_CURRENT_LIST_DIR}/diffusion_unet_blocks.cpp)
+target_sources(medsynth_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/encode_stage.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/generate_stage.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/latent_autoencoder.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/latent_batch_loader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/latent_files.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ldm_pipeline.cpp)

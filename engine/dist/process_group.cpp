@@ -205,7 +205,7 @@ void DistContext::barrier(const char* what) {
 }
 
 std::string DistContext::share_from_rank0(const std::string& key, const std::string& value) {
-  const std::string full = "shared/" + key;
+  const std::string full = "shared/" + key_scope_ + key;
   try {
     if (env_.rank == 0) {
       store_->set(full, value);

@@ -55,8 +55,12 @@ class DistContext {
   // Rank 0's `value` on every rank (through the store; e.g. the run directory
   // rank 0 created). Other ranks pass anything and block until it is set.
   std::string share_from_rank0(const std::string& key, const std::string& value);
+  // Prefix of share_from_rank0 keys, so that several trainings in one process
+  // group (the stages of an LDM pipeline) never read each other's values.
+  void set_key_scope(std::string scope) { key_scope_ = std::move(scope); }
 
  private:
+  std::string key_scope_;
   DistContext() = default;
   [[noreturn]] void fail(const char* what, const std::string& detail) const;
 

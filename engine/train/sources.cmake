@@ -6,6 +6,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/device_choice.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ema_weights.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loss_scaler.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ldm_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sliding_window_inference.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensor_file.cpp

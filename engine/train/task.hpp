@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "data/batch_source.hpp"
 #include "volume/volume.hpp"
 
 namespace medsynth {
@@ -62,6 +63,14 @@ class Task {
   virtual void to(const c10::Device& device) = 0;
   virtual void train_mode(bool on) = 0;
   // The name of the main metric's loss for logs ("train/loss" is always the total of group 0).
+
+  // A task that trains on something other than patches of the job's image
+  // volumes (the LDM task: stored latents) returns its own batch source; the
+  // trainer then builds no VolumeDataset and validates with validate_own().
+  virtual std::unique_ptr<BatchSource> make_batch_source(int /*rank*/, int /*world_size*/) { return nullptr; }
+  virtual ValidationResult validate_own(int /*rank*/, int /*world_size*/, int /*keep_outputs*/) { return {}; }
+  // Voxels of one training sample, for the throughput metric (0: the job's patch size).
+  virtual std::int64_t voxels_per_sample() const { return 0; }
 };
 
 }  // namespace medsynth

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "config/job_loader.hpp"
@@ -26,6 +27,7 @@
 #include "events/tensorboard_writer.hpp"
 #include "train/autocast_scope.hpp"
 #include "train/autoencoder_task.hpp"
+#include "train/ldm_task.hpp"
 #include "train/checkpoint_store.hpp"
 #include "train/device_choice.hpp"
 #include "train/ema_weights.hpp"
@@ -55,6 +57,7 @@ void apply_memory_format(Task& task, at::MemoryFormat format) {
 
 std::unique_ptr<Task> make_task(const JobSpec& job) {
   if (job.task == "autoencoder") return std::make_unique<AutoencoderTask>(job);
+  if (job.task == "ldm") return std::make_unique<LdmTask>(job);
   throw UsageError("task: '" + job.task + "' is not supported by this engine yet");
 }
 
@@ -115,14 +118,18 @@ struct Session {
 
   // Every rank validates its share of the held-out volumes; the means are
   // combined weighted by count, so the result equals a one-process validation.
-  std::map<std::string, double> validate(const VolumeDataset& val, int keep_outputs, bool write_outputs) {
+  // `val` is null for a task with its own batch source (it validates its own data).
+  std::map<std::string, double> validate(const VolumeDataset* val, int keep_outputs, bool write_outputs) {
     auto started = Clock::now();
     const int rank = dist ? dist->rank() : 0;
     const int world = dist ? dist->world_size() : 1;
     ValidationResult r;
     {
       ScopedEmaWeights averaged(*ema);
-      r = task->validate(val, validation_items(val.size(), job.training.val_max_volumes, rank, world), rank0 ? keep_outputs : 0);
+      if (val)
+        r = task->validate(*val, validation_items(val->size(), job.training.val_max_volumes, rank, world), rank0 ? keep_outputs : 0);
+      else
+        r = task->validate_own(rank, world, rank0 ? keep_outputs : 0);
     }
     if (dist) r.metrics = reduce_metrics(r);
     for (const auto& [name, value] : r.metrics) metric(name, value);
@@ -210,28 +217,34 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
       at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/true);
     }
 
-    VolumeDataset train_set(job.data, "train", job.training.base_seed);
-    VolumeDataset val_set(job.data, "val", job.training.base_seed);
-    LoaderOptions lo;
-    lo.batch_size = job.training.batch_size;
-    lo.patch_size = job.data.patch_size;
-    lo.random_flip = job.data.random_flip;
-    lo.shuffle = true;
-    lo.drop_last = job.distributed.drop_last;
-    lo.base_seed = static_cast<std::uint64_t>(job.training.base_seed);
-    lo.rank = rank;
-    lo.world_size = world_size;
-    lo.num_workers = job.data.num_workers;
-    lo.prefetch = job.data.prefetch;
-    BatchLoader loader(train_set, lo);
+    s.task = make_task(job);
+    // Patches of the job's volumes, unless the task brings its own data.
+    std::unique_ptr<BatchSource> loader = s.task->make_batch_source(rank, world_size);
+    std::optional<VolumeDataset> train_set, val_set;
+    if (!loader) {
+      train_set.emplace(job.data, "train", job.training.base_seed);
+      val_set.emplace(job.data, "val", job.training.base_seed);
+      LoaderOptions lo;
+      lo.batch_size = job.training.batch_size;
+      lo.patch_size = job.data.patch_size;
+      lo.random_flip = job.data.random_flip;
+      lo.shuffle = true;
+      lo.drop_last = job.distributed.drop_last;
+      lo.base_seed = static_cast<std::uint64_t>(job.training.base_seed);
+      lo.rank = rank;
+      lo.world_size = world_size;
+      lo.num_workers = job.data.num_workers;
+      lo.prefetch = job.data.prefetch;
+      loader = std::make_unique<BatchLoader>(*train_set, lo);
+    }
+    const VolumeDataset* validation_set = val_set ? &*val_set : nullptr;
     const int accum = job.training.gradient_accumulation_steps;
-    const int steps_per_epoch = static_cast<int>(loader.batches_per_epoch()) / accum;
+    const int steps_per_epoch = static_cast<int>(loader->batches_per_epoch()) / accum;
     if (steps_per_epoch < 1)
-      throw UsageError("training: " + std::to_string(loader.batches_per_epoch()) + " batches per epoch cannot fill one optimizer step of " +
+      throw UsageError("training: " + std::to_string(loader->batches_per_epoch()) + " batches per epoch cannot fill one optimizer step of " +
                        std::to_string(accum) + " accumulation steps; lower training.batch_size or gradient_accumulation_steps or add data");
     s.total_steps = job.training.max_steps > 0 ? job.training.max_steps : job.training.epochs * steps_per_epoch;
 
-    s.task = make_task(job);
     s.task->to(s.device);
     const at::MemoryFormat memory_format = resolve_memory_format(job.training.memory_format, job.training.amp, s.device);
     apply_memory_format(*s.task, memory_format);
@@ -286,8 +299,10 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
                                               GradientSyncOptions{job.distributed.bucket_cap_mb, job.distributed.overlap});
     }
 
-    const int64_t voxels_per_batch = static_cast<int64_t>(job.training.batch_size) * job.data.patch_size[0] * job.data.patch_size[1] *
-                                     job.data.patch_size[2];
+    const int64_t voxels_per_sample = s.task->voxels_per_sample() > 0
+                                          ? s.task->voxels_per_sample()
+                                          : static_cast<int64_t>(job.data.patch_size[0]) * job.data.patch_size[1] * job.data.patch_size[2];
+    const int64_t voxels_per_batch = static_cast<int64_t>(job.training.batch_size) * voxels_per_sample;
     if (s.events) {
       RunStartedEvent e;
       e.run_dir = options.run.root;
@@ -301,8 +316,8 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
       e.extra = {{"amp", amp},
                  {"memory_format", memory_format == at::MemoryFormat::ChannelsLast3d ? "channels_last_3d" : "contiguous"},
                  {"threads", at::get_num_threads()},
-                 {"train_volumes", train_set.size()},
-                 {"val_volumes", val_set.size()},
+                 {"train_volumes", train_set ? train_set->size() : loader->item_count()},
+                 {"val_volumes", val_set ? val_set->size() : 0},
                  {"resumed_from", options.resume_from},
                  {"model_hash", s.identity.model_hash},
                  {"backend", s.dist ? s.dist->backend_name() : std::string("none")},
@@ -313,7 +328,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
     }
     if (options.resume_from.empty() && s.rank0) s.save_last();  // the NaN guard's rollback target before the first validation
     s.info("training " + job.task + " on " + s.device.str() + (s.dist ? " as rank " + std::to_string(rank) + " of " + std::to_string(world_size) + " (" + s.dist->backend_name() + ")" : std::string()) + " for " + std::to_string(s.total_steps) + " steps (" +
-           std::to_string(train_set.size()) + " train / " + std::to_string(val_set.size()) + " val volumes, " +
+           std::to_string(train_set ? train_set->size() : loader->item_count()) + " train / " + std::to_string(val_set ? val_set->size() : 0) + " val volumes, " +
            std::to_string(at::get_num_threads()) + " threads)");
     if (options.progress_bar && !options.quiet) s.bar = std::make_unique<ProgressBar>();
     if (s.bar) s.logger->attach_progress_bar(s.bar.get());
@@ -328,7 +343,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
     bool validated_at_end = false;
 
     while (s.progress.step < s.total_steps) {
-      loader.start_epoch(s.progress.epoch, s.progress.batch_in_epoch);
+      loader->start_epoch(s.progress.epoch, s.progress.batch_in_epoch);
       bool restart_epoch = false;
       while (s.progress.step < s.total_steps && s.progress.batch_in_epoch + accum <= steps_per_epoch * accum) {
         std::map<std::string, double> terms;
@@ -336,7 +351,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
         bool finite = true;
         const bool inject = pending_nan.erase(s.progress.step) > 0;
         for (int micro = 0; micro < accum; ++micro) {
-          auto batch = loader.next();
+          auto batch = loader->next();
           if (!batch) throw RuntimeError("data loader ended early in epoch " + std::to_string(s.progress.epoch));
           at::Tensor images = batch->images.to(s.device).contiguous(memory_format);
           for (std::size_t g = 0; g < s.optimizers.size(); ++g) {
@@ -437,7 +452,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
 
         const bool validate_now = (job.training.val_every_steps > 0 && s.progress.step % job.training.val_every_steps == 0) || last_step;
         if (validate_now) {
-          auto metrics = s.validate(val_set, job.output.save_reconstructions, last_step);
+          auto metrics = s.validate(validation_set, job.output.save_reconstructions, last_step);
           s.save_checkpoints(metrics);
           validated_at_end = last_step;
           window_start = Clock::now();
@@ -463,7 +478,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
     }
     if (s.bar) s.bar->finish();
     if (!validated_at_end) {  // resumed at the end, or zero steps left
-      auto metrics = s.validate(val_set, job.output.save_reconstructions, true);
+      auto metrics = s.validate(validation_set, job.output.save_reconstructions, true);
       s.save_checkpoints(metrics);
     }
     result.final_metrics = s.progress.last_metrics;

@@ -1,0 +1,65 @@
+// The job-file options of the latent diffusion components (docs/job-file.md
+// "scheduler", "model.diffusion_unet"): plain structs with their validation,
+// in medsynth_config so that the console validates them without LibTorch.
+// The engine builds the UNet (diffusion/diffusion_model_unet.hpp) and the
+// schedulers (diffusion/diffusion_scheduler.hpp) from them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace medsynth {
+
+struct NoiseScheduleOptions {
+  int num_train_timesteps = 1000;
+  std::string beta_schedule = "scaled_linear_beta";  // MAISI's choice; MONAI's default is linear_beta
+  double beta_start = 0.0015;                         // MAISI ddpm
+  double beta_end = 0.0195;
+
+  // Throws ConfigError naming `prefix`.field when a value is unusable.
+  void validate(const std::string& prefix) const;
+  bool operator==(const NoiseScheduleOptions&) const = default;
+};
+
+struct SchedulerOptions {
+  std::string kind = "rflow";                 // ddpm | ddim | rflow | fast_ddpm
+  NoiseScheduleOptions noise;                 // ddpm, ddim, fast_ddpm
+  std::string prediction_type = "epsilon";    // epsilon | sample | v_prediction (rflow always predicts velocity)
+  int num_inference_steps = 30;               // rflow 30, ddpm 1000, ddim 50; fast_ddpm uses fast_ddpm_steps
+  bool clip_sample = false;                   // clamp the predicted x0 to [-clip_sample_value, +clip_sample_value]
+  double clip_sample_value = 1.0;
+  double ddim_eta = 0.0;                      // ddim/fast_ddpm: 0 deterministic, 1 DDPM-like noise
+  // rflow (MONAI RFlowScheduler names)
+  std::string sample_method = "logit-normal"; // uniform | logit-normal
+  double loc = 0.0;                           // logit-normal location and scale
+  double scale = 1.0;
+  bool use_timestep_transform = true;         // shift timesteps toward noise for inputs larger than base_img_size_numel
+  double base_img_size_numel = 32.0 * 32.0 * 32.0;
+  double transform_scale = 1.0;
+  // fast_ddpm
+  int fast_ddpm_steps = 10;
+  std::string fast_ddpm_schedule = "non-uniform";  // uniform | non-uniform
+
+  // Throws ConfigError naming `prefix`.field.
+  void validate(const std::string& prefix) const;
+  bool operator==(const SchedulerOptions&) const = default;
+};
+
+struct DiffusionUnetOptions {
+  int spatial_dims = 3;
+  int in_channels = 4;                                   // latent channels of the autoencoder
+  int out_channels = 4;
+  std::vector<int> channels{64, 128, 256, 512};          // MAISI
+  std::vector<int> num_res_blocks{2, 2, 2, 2};
+  std::vector<bool> attention_levels{false, false, true, true};
+  std::vector<int> num_head_channels{0, 0, 32, 32};      // 0: one head (MAISI: no attention at those levels)
+  int norm_num_groups = 32;
+  double norm_eps = 1e-6;
+  bool include_spacing_input = false;                    // MAISI's spacing conditioning
+
+  // Throws ConfigError naming `prefix`.field.
+  void validate(const std::string& prefix) const;
+  bool operator==(const DiffusionUnetOptions&) const = default;
+};
+
+}  // namespace medsynth

@@ -1,0 +1,83 @@
+#include "diffusion/encode_stage.hpp"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "data/volume_dataset.hpp"
+#include "data/volume_tensor.hpp"
+#include "diffusion/latent_autoencoder.hpp"
+#include "diffusion/latent_files.hpp"
+#include "dist/process_group.hpp"
+#include "events/run_logger.hpp"
+#include "train/device_choice.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth {
+
+EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
+  const int rank = o.dist ? o.dist->rank() : 0;
+  const int world = o.dist ? o.dist->world_size() : 1;
+  const c10::Device device = o.dist ? o.dist->device() : training_device(job.training.device, 0);
+  EncodeSummary summary;
+  {
+    AutoencoderKL ae = load_autoencoder(job, o.autoencoder_checkpoint, device);
+    at::NoGradGuard no_grad;
+    std::size_t position = 0;  // over train then val, so the split among ranks covers both
+    for (const std::string split : {"train", "val"}) {
+      VolumeDataset data(job.data, split, job.training.base_seed);
+      for (std::size_t i = 0; i < data.size(); ++i, ++position) {
+        if (static_cast<int>(position % static_cast<std::size_t>(world)) != rank) continue;
+        const std::string id = split + "-" + data.id(i);
+        if (fs::exists(latent_path(o.embedding_dir, id))) {
+          ++summary.skipped;
+          continue;
+        }
+        const Volume& image = data.get(i);
+        auto [mu, log_var] = ae->encode(volume_to_tensor(image).to(device));
+        at::Tensor z = mu;
+        if (job.ldm.encode_sample) {
+          // A sample of q(z|x) from a generator keyed on the image, so a re-run writes the same file.
+          auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(job.training.base_seed) * 1000003u + position);
+          z = mu + at::exp(0.5 * log_var) * at::randn(mu.sizes(), gen, mu.options().device(at::kCPU)).to(device);
+        }
+        LatentRecord r;
+        r.id = id;
+        r.split = split;
+        r.image_spacing = image.spacing;
+        r.image_size = {static_cast<std::int64_t>(image.size[0]), static_cast<std::int64_t>(image.size[1]),
+                        static_cast<std::int64_t>(image.size[2])};
+        r.stored = job.ldm.encode_sample ? "sample" : "mean";
+        r.latent = z.squeeze(0).to(at::kCPU, at::kFloat);
+        write_latent(o.embedding_dir, r);
+        ++summary.written;
+        if (o.logger) o.logger->info("encoded " + id + " -> latent " + std::to_string(r.latent.size(0)) + "x" + std::to_string(r.latent.size(1)) + "x" +
+                                     std::to_string(r.latent.size(2)) + "x" + std::to_string(r.latent.size(3)));
+      }
+    }
+  }
+  if (o.dist) o.dist->barrier("encode");
+  if (rank == 0) {
+    const auto scale_file = o.embedding_dir + "/scale_factor.json";
+    if (job.ldm.scale_factor > 0 || !fs::exists(scale_file)) {
+      double sum = 0, sq = 0, n = 0;
+      for (const auto& r : read_latents(o.embedding_dir, "train")) {
+        auto d = r.latent.to(at::kDouble);
+        sum += d.sum().item<double>();
+        sq += (d * d).sum().item<double>();
+        n += static_cast<double>(d.numel());
+      }
+      const double mean = sum / n, std = std::sqrt(std::max(sq / n - mean * mean, 1e-12));
+      const double scale = job.ldm.scale_factor > 0 ? job.ldm.scale_factor : 1.0 / std;
+      write_scale_factor(o.embedding_dir, scale, std);
+      if (o.logger) o.logger->info("latent std " + std::to_string(std) + ", scale factor " + std::to_string(scale));
+    }
+  }
+  if (o.dist) o.dist->barrier("scale factor");
+  summary.scale_factor = read_scale_factor(o.embedding_dir);
+  return summary;
+}
+
+}  // namespace medsynth

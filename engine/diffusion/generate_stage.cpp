@@ -1,0 +1,110 @@
+#include "diffusion/generate_stage.hpp"
+
+#include <ATen/ATen.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "config/job_enums.hpp"
+#include "data/volume_tensor.hpp"
+#include "diffusion/diffusion_scheduler.hpp"
+#include "diffusion/latent_autoencoder.hpp"
+#include "diffusion/latent_files.hpp"
+#include "dist/process_group.hpp"
+#include "events/run_logger.hpp"
+#include "train/device_choice.hpp"
+#include "train/ldm_task.hpp"
+#include "train/tensor_file.hpp"
+#include "train/training_state.hpp"
+#include "volume/volume_io.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth {
+
+std::string generated_image_name(std::int64_t base_seed, int image, int world) {
+  return "image_seed" + std::to_string(base_seed + image) + "_rank" + std::to_string(image % world) + ".nii.gz";
+}
+
+std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string& output_dir, int world) {
+  const int count = job.generate.num_images > 0 ? job.generate.num_images : world;
+  std::vector<GeneratedImage> out;
+  for (int k = 0; k < count; ++k)
+    out.push_back({output_dir + "/" + generated_image_name(job.generate.base_seed, k, world), job.generate.base_seed + k, k % world, 0});
+  return out;
+}
+
+namespace {
+
+// The reverse process from pure noise, all randomness from the image's seed.
+at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape, std::int64_t seed,
+                         const at::Tensor& spacing, const c10::Device& device) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed));
+  const auto cpu = at::TensorOptions().dtype(at::kFloat);
+  auto x = at::randn(shape, gen, cpu).to(device);
+  const double numel = static_cast<double>(shape[2] * shape[3] * shape[4]);
+  const auto steps = scheduler.inference_timesteps(numel);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const double t = steps[i], next = i + 1 < steps.size() ? steps[i + 1] : -1.0;
+    auto out = unet.forward(x, at::full({shape[0]}, t, cpu).to(device), spacing);
+    auto noise = scheduler.stochastic() ? at::randn(shape, gen, cpu).to(device) : at::Tensor();
+    x = scheduler.step(out.to(at::kFloat), t, next, x, noise);
+  }
+  return x;
+}
+
+Volume to_output_volume(const at::Tensor& image, const JobSpec& job) {
+  const auto& g = job.generate;
+  Volume geometry = make_volume({static_cast<std::size_t>(image.size(4)), static_cast<std::size_t>(image.size(3)),
+                                 static_cast<std::size_t>(image.size(2))},
+                                g.spacing);
+  // RAS: x toward the patient's right-to-left flipped, as RAS-oriented NIfTI
+  // viewers expect; ITK stores LPS, so RAS axes are (-1, -1, +1) in LPS.
+  if (g.orientation == "RAS") geometry.direction = {-1, 0, 0, 0, -1, 0, 0, 0, 1};
+  auto v = image.clamp(0.0, 1.0);
+  if (job.data.modality == Modality::ct) v = v * (job.data.ct_window[1] - job.data.ct_window[0]) + job.data.ct_window[0];
+  return tensor_to_volume(v.to(at::kCPU, at::kFloat), geometry);
+}
+
+}  // namespace
+
+std::vector<GeneratedImage> generate_images(const JobSpec& job, const GenerateOptions& o) {
+  const int rank = o.dist ? o.dist->rank() : 0;
+  const int world = o.dist ? o.dist->world_size() : 1;
+  const c10::Device device = o.dist ? o.dist->device() : training_device(job.training.device, 0);
+  fs::create_directories(o.output_dir);
+  std::vector<GeneratedImage> mine;
+  for (auto& plan : planned_images(job, o.output_dir, world))
+    if (plan.rank == rank) mine.push_back(plan);
+  bool any_missing = false;
+  for (const auto& p : mine) any_missing = any_missing || !fs::exists(p.path);
+  if (any_missing) {
+    LdmTask task(job);
+    TensorFile file = read_tensor_file(o.unet_checkpoint);
+    restore_weights(task, file, o.unet_checkpoint, /*prefer_ema=*/true);
+    task.to(device);
+    task.train_mode(false);
+    AutoencoderKL ae = load_autoencoder(job, o.autoencoder_checkpoint, device);
+    const double scale = read_scale_factor(o.embedding_dir);
+    const int factor = autoencoder_scale(job.model.autoencoder);
+    const auto& size = job.generate.output_size;
+    const std::vector<std::int64_t> shape{1, job.model.autoencoder.latent_channels, size[2] / factor, size[1] / factor, size[0] / factor};
+    at::Tensor spacing;
+    if (job.model.diffusion_unet.include_spacing_input)
+      spacing = (at::tensor(std::vector<double>(job.generate.spacing.begin(), job.generate.spacing.end()), at::kFloat) * 100.0).view({1, 3}).to(device);
+    at::NoGradGuard no_grad;
+    for (auto& p : mine) {
+      if (fs::exists(p.path)) continue;
+      const auto started = std::chrono::steady_clock::now();
+      auto z = sample_latent(*task.unet(), task.scheduler(), shape, p.seed, spacing, device);
+      auto image = decode_tiled(*ae, z / scale, job.generate.decode_tile);
+      write_volume(to_output_volume(image, job), p.path);
+      p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (o.logger) o.logger->info("generated " + p.path + " (seed " + std::to_string(p.seed) + ", " + std::to_string(p.seconds) + " s)");
+    }
+  }
+  if (o.dist) o.dist->barrier("generate");
+  return mine;
+}
+
+}  // namespace medsynth

@@ -1,0 +1,45 @@
+// Stage 4 of the LDM pipeline and `medsynth-engine generate`: every rank
+// samples its own latents (seed = generate.base_seed + image index, and image
+// k goes to rank k mod world, so with one image per rank seed = base_seed +
+// rank, as MAISI's parallel script does), runs the scheduler's reverse
+// process with the UNet, decodes with the autoencoder (tiled when
+// generate.decode_tile is set), maps the intensities back to HU (CT) and
+// writes output/image_seed{S}_rank{R}.nii.gz with the requested spacing and
+// orientation. Existing files are kept (an interrupted generate resumes).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/job_spec.hpp"
+
+namespace medsynth {
+
+class DistContext;
+class RunLogger;
+
+struct GenerateOptions {
+  std::string unet_checkpoint;         // a checkpoint of the diffusion stage (EMA weights preferred)
+  std::string autoencoder_checkpoint;
+  std::string embedding_dir;           // holds scale_factor.json
+  std::string output_dir;
+  DistContext* dist = nullptr;
+  RunLogger* logger = nullptr;
+};
+
+struct GeneratedImage {
+  std::string path;
+  std::int64_t seed = 0;
+  int rank = 0;
+  double seconds = 0;                  // sampling + decoding time of this image
+};
+
+// The file name of image k (0-based) under a world of `world` ranks.
+std::string generated_image_name(std::int64_t base_seed, int image, int world);
+// The images of every rank (deterministic), in image order.
+std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string& output_dir, int world);
+
+// Generates this rank's images; returns them (skipped ones too).
+std::vector<GeneratedImage> generate_images(const JobSpec& job, const GenerateOptions& options);
+
+}  // namespace medsynth

@@ -1,0 +1,70 @@
+#include "diffusion/latent_autoencoder.hpp"
+
+#include <ATen/ATen.h>
+
+#include "core/error.hpp"
+#include "train/autoencoder_task.hpp"
+#include "train/sliding_window_inference.hpp"
+#include "train/tensor_file.hpp"
+#include "train/training_state.hpp"
+
+namespace medsynth {
+
+AutoencoderKL load_autoencoder(const JobSpec& job, const std::string& checkpoint, const c10::Device& device) {
+  JobSpec ae_job = job;
+  ae_job.task = "autoencoder";
+  AutoencoderTask task(ae_job);
+  TensorFile file = read_tensor_file(checkpoint);
+  restore_weights(task, file, checkpoint, /*prefer_ema=*/true);
+  for (const auto& m : task.modules()) {
+    if (m.name != "autoencoder") continue;
+    auto ae = std::dynamic_pointer_cast<AutoencoderKLImpl>(m.module);
+    if (!ae) break;
+    ae->to(device);
+    ae->eval();
+    return AutoencoderKL(ae);
+  }
+  throw RuntimeError("the autoencoder task has no module named 'autoencoder'");
+}
+
+int autoencoder_scale(const AutoencoderSpec& spec) { return 1 << (spec.num_channels.size() - 1); }
+
+namespace {
+
+// 1 in the middle, falling linearly to 1/(n/2) at both ends: tiles weigh most
+// where their decoder saw the most context.
+at::Tensor ramp(std::int64_t n, const at::TensorOptions& options) {
+  auto i = at::arange(n, options.dtype(at::kFloat));
+  return at::minimum(i + 1, n - i).clamp_max(static_cast<double>((n + 1) / 2)) / static_cast<double>((n + 1) / 2);
+}
+
+}  // namespace
+
+at::Tensor decode_tiled(AutoencoderKLImpl& ae, const at::Tensor& z, int tile) {
+  at::NoGradGuard no_grad;
+  const std::int64_t Z = z.size(2), Y = z.size(3), X = z.size(4);
+  if (tile <= 0 || (tile >= Z && tile >= Y && tile >= X)) return ae.decode(z);
+  const std::int64_t s = std::int64_t{1} << (ae.options().num_channels.size() - 1);
+  at::Tensor out, weight;
+  const auto zs = window_starts(Z, std::min<std::int64_t>(tile, Z), 0.25);
+  const auto ys = window_starts(Y, std::min<std::int64_t>(tile, Y), 0.25);
+  const auto xs = window_starts(X, std::min<std::int64_t>(tile, X), 0.25);
+  for (auto z0 : zs)
+    for (auto y0 : ys)
+      for (auto x0 : xs) {
+        const std::int64_t tz = std::min<std::int64_t>(tile, Z), ty = std::min<std::int64_t>(tile, Y), tx = std::min<std::int64_t>(tile, X);
+        auto piece = ae.decode(z.narrow(2, z0, tz).narrow(3, y0, ty).narrow(4, x0, tx)).to(at::kFloat);
+        if (!out.defined()) {
+          out = at::zeros({1, piece.size(1), Z * s, Y * s, X * s}, piece.options());
+          weight = at::zeros({1, 1, Z * s, Y * s, X * s}, piece.options());
+        }
+        auto w = ramp(tz * s, piece.options()).view({-1, 1, 1}) * ramp(ty * s, piece.options()).view({1, -1, 1}) *
+                 ramp(tx * s, piece.options()).view({1, 1, -1});
+        auto region = [&](at::Tensor t) { return t.narrow(2, z0 * s, tz * s).narrow(3, y0 * s, ty * s).narrow(4, x0 * s, tx * s); };
+        region(out).add_(piece * w);
+        region(weight).add_(w);
+      }
+  return out / weight;
+}
+
+}  // namespace medsynth

@@ -1,0 +1,30 @@
+// The trained autoencoder as the latent stages use it: loaded from a
+// checkpoint (EMA weights when present), encoding preprocessed volumes to
+// latent means, and decoding latents in overlapping tiles so that a large
+// output (MAISI decodes 512^3 images) never holds the decoder's full-size
+// activations at once. Used by the encode stage and by generate.
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <string>
+
+#include "config/job_spec.hpp"
+#include "models/autoencoder_kl.hpp"
+
+namespace medsynth {
+
+// The job's model.autoencoder with the weights of `checkpoint` (a medsynth
+// checkpoint of an autoencoder run). UsageError when the checkpoint holds
+// another model; DataError when it cannot be read.
+AutoencoderKL load_autoencoder(const JobSpec& job, const std::string& checkpoint, const c10::Device& device);
+
+// Image-space voxels per latent voxel along each axis (2^(levels - 1)).
+int autoencoder_scale(const AutoencoderSpec& spec);
+
+// Decodes z [1, C, z, y, x]. tile 0: in one piece; otherwise windows of
+// `tile` latent voxels overlapping by a quarter, blended with weights that
+// fall linearly toward each window's border.
+at::Tensor decode_tiled(AutoencoderKLImpl& autoencoder, const at::Tensor& z, int tile);
+
+}  // namespace medsynth

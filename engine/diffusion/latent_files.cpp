@@ -1,0 +1,99 @@
+#include "diffusion/latent_files.hpp"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "run/run_directory.hpp"
+#include "train/tensor_file.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth {
+namespace {
+
+constexpr const char* suffix = "_emb.safetensors";
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw DataError(path, "cannot open (the latent's metadata is missing)");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw DataError(path, std::string("is not valid JSON: ") + e.what());
+  }
+}
+
+}  // namespace
+
+std::string latent_path(const std::string& dir, const std::string& id) { return dir + "/" + id + suffix; }
+
+void write_latent(const std::string& dir, const LatentRecord& r) {
+  fs::create_directories(dir);
+  TensorFile file;
+  file.tensors["latent"] = r.latent.to(at::kCPU, at::kFloat).contiguous();
+  file.metadata["id"] = r.id;
+  // The JSON first: a latent without its metadata is refused on read, and a
+  // crash between the two leaves the stage incomplete, never inconsistent.
+  nlohmann::json meta{{"id", r.id},
+                      {"split", r.split},
+                      {"image_spacing", r.image_spacing},
+                      {"image_size", r.image_size},
+                      {"latent_shape", r.latent.sizes().vec()},
+                      {"stored", r.stored}};
+  write_text_file_atomic(dir + "/" + r.id + "_emb.json", meta.dump(2) + "\n");
+  write_tensor_file(latent_path(dir, r.id), file);
+}
+
+std::vector<LatentRecord> read_latents(const std::string& dir, const std::string& split) {
+  if (!fs::is_directory(dir)) throw DataError(dir, "is not a folder of latents (run the encode stage first)");
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > std::string(suffix).size() && name.ends_with(suffix)) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<LatentRecord> out;
+  for (const auto& path : files) {
+    const std::string json_path = path.substr(0, path.size() - std::string(".safetensors").size()) + ".json";
+    const auto meta = read_json(json_path);
+    LatentRecord r;
+    try {
+      r.id = meta.at("id").get<std::string>();
+      r.split = meta.at("split").get<std::string>();
+      r.image_spacing = meta.at("image_spacing").get<std::array<double, 3>>();
+      r.image_size = meta.at("image_size").get<std::array<std::int64_t, 3>>();
+      r.stored = meta.value("stored", "mean");
+    } catch (const std::exception& e) {
+      throw DataError(json_path, std::string("lacks a field or has a wrong type: ") + e.what());
+    }
+    if (!split.empty() && r.split != split) continue;
+    TensorFile file = read_tensor_file(path);
+    auto it = file.tensors.find("latent");
+    if (it == file.tensors.end() || it->second.dim() != 4) throw DataError(path, "holds no 4-D tensor named 'latent'");
+    r.latent = it->second;
+    out.push_back(std::move(r));
+  }
+  if (out.empty()) throw DataError(dir, "holds no " + (split.empty() ? std::string() : split + " ") + "latents (*" + suffix + ")");
+  return out;
+}
+
+void write_scale_factor(const std::string& dir, double scale_factor, double latent_std) {
+  nlohmann::json j{{"scale_factor", scale_factor}, {"latent_std", latent_std}};
+  write_text_file_atomic(dir + "/scale_factor.json", j.dump(2) + "\n");
+}
+
+double read_scale_factor(const std::string& dir) {
+  const std::string path = dir + "/scale_factor.json";
+  const auto j = read_json(path);
+  if (!j.contains("scale_factor") || !j["scale_factor"].is_number() || !(j["scale_factor"].get<double>() > 0))
+    throw DataError(path, "has no positive scale_factor");
+  return j["scale_factor"].get<double>();
+}
+
+}  // namespace medsynth

@@ -1,0 +1,40 @@
+// The embedding folder of an LDM run, as MAISI lays it out: one file per
+// image with its latent, plus a .json of its metadata beside it
+// (<id>_emb.safetensors + <id>_emb.json), and scale_factor.json for the
+// whole folder. Latents are stored as float32 safetensors [C, Z, Y, X]
+// (MAISI writes a 4D NIfTI; a tensor file keeps all channels exact and
+// reads by name, docs/latent-diffusion.md). Written by the encode stage,
+// read by the LDM task and by generate (the scale factor).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace medsynth {
+
+struct LatentRecord {
+  std::string id;                       // the image's dataset id
+  std::string split;                    // "train" | "val"
+  std::array<double, 3> image_spacing{1, 1, 1};  // mm, of the encoded image
+  std::array<std::int64_t, 3> image_size{0, 0, 0};  // voxels x, y, z
+  std::string stored = "mean";          // "mean" | "sample" of q(z|x)
+  at::Tensor latent;                    // [C, Z, Y, X] float32, CPU (unscaled)
+};
+
+std::string latent_path(const std::string& dir, const std::string& id);
+
+// Writes the latent and its .json atomically.
+void write_latent(const std::string& dir, const LatentRecord& record);
+// Reads every <id>_emb.safetensors of `dir` whose .json says `split` ("" = all),
+// sorted by id. DataError naming the file for a malformed pair; DataError when
+// the folder holds none.
+std::vector<LatentRecord> read_latents(const std::string& dir, const std::string& split);
+
+void write_scale_factor(const std::string& dir, double scale_factor, double latent_std);
+// DataError naming the file when missing or malformed.
+double read_scale_factor(const std::string& dir);
+
+}  // namespace medsynth

@@ -1,0 +1,151 @@
+#include "diffusion/ldm_pipeline.hpp"
+
+#include <chrono>
+#include <filesystem>
+
+#include "config/job_loader.hpp"
+#include "core/error.hpp"
+#include "diffusion/encode_stage.hpp"
+#include "diffusion/generate_stage.hpp"
+#include "dist/process_group.hpp"
+#include "events/event_writer.hpp"
+#include "events/run_logger.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth {
+
+JobSpec autoencoder_stage_job(const JobSpec& job) {
+  JobSpec j = job;
+  j.task = "autoencoder";
+  j.name = job.name + "-autoencoder";
+  j.training.max_steps = job.ldm.autoencoder_steps;
+  j.checkpoint.metric = "val/psnr";
+  j.checkpoint.mode = "max";
+  j.checkpoint.resume.clear();
+  return j;
+}
+
+JobSpec diffusion_stage_job(const JobSpec& job, const std::string& embedding_dir) {
+  JobSpec j = job;
+  j.name = job.name + "-diffusion";
+  j.ldm.embedding_dir = embedding_dir;
+  j.checkpoint.metric = "val/diffusion_loss";
+  j.checkpoint.mode = "min";
+  j.checkpoint.resume.clear();
+  j.output.save_reconstructions = 0;
+  return j;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Pipeline {
+  const JobSpec& job;
+  const TrainerOptions& options;
+  int rank = 0;
+  std::unique_ptr<RunLogger> logger;
+  std::unique_ptr<EventWriter> events;
+
+  void stage(const std::string& name, const std::string& status, const std::string& dir) {
+    logger->info("stage " + name + ": " + status + (dir.empty() ? std::string() : " (" + dir + ")"));
+    if (events) events->emit("stage", {{"stage", name}, {"status", status}, {"dir", dir}});
+  }
+
+  // A sub-run for a training stage; every rank uses the same folder.
+  RunDirectory sub_run(const std::string& name, const JobSpec& stage_job) const {
+    RunDirectory r{options.run.root + "/" + name};
+    if (rank == 0) {
+      fs::create_directories(r.root);
+      if (!fs::exists(r.job_file())) write_text_file_atomic(r.job_file(), job_to_yaml(stage_job));
+    }
+    if (options.dist) options.dist->barrier("stage folder");
+    return r;
+  }
+
+  // Trains one stage unless complete; returns its last checkpoint.
+  std::string train_stage(const std::string& name, const JobSpec& stage_job) {
+    RunDirectory r = sub_run(name, stage_job);
+    const std::string marker = r.root + "/stage-complete";
+    const std::string last = r.checkpoints_dir() + "/last.safetensors";
+    if (fs::exists(marker)) {
+      stage(name, "skipped (complete)", r.root);
+      return last;
+    }
+    TrainerOptions o = options;
+    o.run = r;
+    o.resume_from = fs::exists(last) ? last : std::string();
+    stage(name, o.resume_from.empty() ? "started" : "resumed", r.root);
+    if (options.dist) options.dist->set_key_scope(name + "/");
+    run_training(stage_job, o);
+    if (options.dist) options.dist->set_key_scope("");
+    if (rank == 0) write_text_file_atomic(marker, "complete\n");
+    stage(name, "complete", r.root);
+    return last;
+  }
+};
+
+}  // namespace
+
+TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options) {
+  Pipeline p{job, options};
+  p.rank = options.dist ? options.dist->rank() : options.rank;
+  const int world = options.dist ? options.dist->world_size() : options.world_size;
+  p.logger = std::make_unique<RunLogger>(RunLoggerOptions{.path = options.run.rank_log(p.rank),
+                                                          .rank = p.rank,
+                                                          .stderr_level = options.quiet ? LogLevel::warn : LogLevel::info});
+  if (p.rank == 0) {
+    p.events = std::make_unique<EventWriter>(EventWriterOptions{.path = options.run.events_file(), .rank = 0, .echo_stdout = options.json_stdout});
+    p.logger->attach_events(p.events.get());
+    RunStartedEvent e;
+    e.run_dir = options.run.root;
+    e.job_name = job.name;
+    e.task = job.task;
+    e.world_size = world;
+    e.effective_batch = static_cast<std::int64_t>(job.training.batch_size) * world * job.training.gradient_accumulation_steps;
+    e.total_steps = job.training.max_steps;
+    e.extra = {{"stages", std::vector<std::string>{"autoencoder", "encode", "diffusion", "generate"}},
+               {"scheduler", job.scheduler.kind}};
+    p.events->run_started(e);
+  }
+  const auto started = Clock::now();
+  TrainResult result;
+  try {
+    std::string ae_checkpoint = job.ldm.autoencoder_checkpoint;
+    if (ae_checkpoint.empty())
+      ae_checkpoint = p.train_stage("autoencoder", autoencoder_stage_job(job));
+    else
+      p.stage("autoencoder", "given", ae_checkpoint);
+
+    const std::string embedding = job.ldm.embedding_dir.empty() ? options.run.embedding_dir() : job.ldm.embedding_dir;
+    p.stage("encode", "started", embedding);
+    EncodeOptions eo{ae_checkpoint, embedding, options.dist, p.logger.get()};
+    const auto encoded = encode_dataset(job, eo);
+    p.stage("encode", "complete (" + std::to_string(encoded.written) + " written, " + std::to_string(encoded.skipped) + " present on rank " +
+                          std::to_string(p.rank) + ")",
+            embedding);
+
+    const std::string unet_checkpoint = p.train_stage("diffusion", diffusion_stage_job(job, embedding));
+
+    p.stage("generate", "started", options.run.output_dir());
+    GenerateOptions go{unet_checkpoint, ae_checkpoint, embedding, options.run.output_dir(), options.dist, p.logger.get()};
+    generate_images(job, go);
+    if (p.events)
+      for (const auto& image : planned_images(job, options.run.output_dir(), world))
+        p.events->artifact(image.path, "generated", job.training.max_steps, {{"seed", image.seed}, {"generated_by_rank", image.rank}});
+    p.stage("generate", "complete", options.run.output_dir());
+    result.last_checkpoint = unet_checkpoint;
+    result.steps = job.training.max_steps;
+    if (p.events) p.events->run_finished("completed", {}, std::chrono::duration<double>(Clock::now() - started).count());
+    return result;
+  } catch (const Interrupted& e) {
+    if (p.events) p.events->run_finished("stopped", {}, std::chrono::duration<double>(Clock::now() - started).count());
+    throw;
+  } catch (const Error& e) {
+    if (p.events) p.events->run_failed(e.kind(), e.what(), e.kind() == ErrorKind::data ? 3 : e.kind() == ErrorKind::usage ? 2 : 1);
+    throw;
+  }
+}
+
+}  // namespace medsynth

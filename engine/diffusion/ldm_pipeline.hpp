@@ -1,0 +1,26 @@
+// `train` of a task: ldm job — MAISI's pipeline in one job file, stage by
+// stage in the run directory:
+//   1 autoencoder/  a full autoencoder run (skipped with ldm.autoencoder_checkpoint)
+//   2 embedding/    latents of the train and val images (encode_stage.hpp)
+//   3 diffusion/    a full diffusion-UNet run on the latents (ldm_task.hpp)
+//   4 output/       image_seed{S}_rank{R}.nii.gz (generate_stage.hpp)
+// Each stage is skipped when its output is complete (a `stage-complete`
+// marker, or the files themselves) and resumed from its last checkpoint when
+// it was interrupted, so re-running the job (or `train --resume RUN_DIR`,
+// or a launcher restart) continues where it stopped. The main events.jsonl
+// gets run_started, one `stage` event per stage, an `artifact` per image and
+// run_finished; each training stage keeps its own events in its folder.
+#pragma once
+
+#include "config/job_spec.hpp"
+#include "train/trainer.hpp"
+
+namespace medsynth {
+
+TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options);
+
+// The jobs the pipeline trains in stages 1 and 3 (exposed for tests and docs).
+JobSpec autoencoder_stage_job(const JobSpec& job);
+JobSpec diffusion_stage_job(const JobSpec& job, const std::string& embedding_dir);
+
+}  // namespace medsynth

@@ -1,0 +1,158 @@
+#include "train/ldm_task.hpp"
+
+#include <ATen/ATen.h>
+
+#include "core/error.hpp"
+#include "data/counter_rng.hpp"
+#include "diffusion/diffusion_scheduler.hpp"
+#include "diffusion/latent_batch_loader.hpp"
+#include "diffusion/latent_files.hpp"
+
+namespace medsynth {
+namespace {
+
+// Uniform numbers and Gaussian noise for one sample from its key: the same
+// sample gets the same timestep and noise whatever the ranks or batch size.
+std::pair<double, at::Tensor> keyed_draws(std::uint64_t key, at::IntArrayRef shape) {
+  CounterRng rng{key, 0x7473ull};
+  const double u = rng.uniform();
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(rng.next());
+  return {u, at::randn(shape, gen, at::TensorOptions().dtype(at::kFloat))};
+}
+
+}  // namespace
+
+DiffusionUnetOptions unet_options(const JobSpec& job) {
+  DiffusionUnetOptions o = job.model.diffusion_unet;
+  o.in_channels = job.model.autoencoder.latent_channels;
+  o.out_channels = job.model.autoencoder.latent_channels;
+  return o;
+}
+
+LdmTask::LdmTask(const JobSpec& job) : job_(job) {
+  unet_ = DiffusionModelUNet(unet_options(job));
+  scheduler_ = make_scheduler(job.scheduler);
+}
+
+LdmTask::~LdmTask() = default;
+
+std::vector<NamedModule> LdmTask::modules() { return {{"unet", unet_.ptr()}}; }
+
+std::vector<OptimizerGroup> LdmTask::optimizer_groups() {
+  OptimizerGroup g;
+  g.name = "diffusion";
+  for (const auto& p : unet_->named_parameters()) {
+    g.parameters.push_back(p.value());
+    g.parameter_names.push_back("unet." + p.key());
+  }
+  return {g};
+}
+
+std::unique_ptr<BatchSource> LdmTask::make_batch_source(int rank, int world_size) {
+  if (job_.ldm.embedding_dir.empty()) throw UsageError("ldm.embedding_dir: the diffusion stage needs the folder of encoded latents");
+  LatentLoaderOptions o;
+  o.batch_size = job_.training.batch_size;
+  o.drop_last = job_.distributed.drop_last;
+  o.base_seed = static_cast<std::uint64_t>(job_.training.base_seed);
+  o.rank = rank;
+  o.world_size = world_size;
+  o.scale_factor = read_scale_factor(job_.ldm.embedding_dir);
+  auto latents = read_latents(job_.ldm.embedding_dir, "train");
+  const auto& first = latents.front().latent;
+  if (first.size(0) != job_.model.autoencoder.latent_channels)
+    throw DataError(latent_path(job_.ldm.embedding_dir, latents.front().id),
+                    "has " + std::to_string(first.size(0)) + " channels; model.autoencoder.latent_channels is " +
+                        std::to_string(job_.model.autoencoder.latent_channels));
+  const std::int64_t factor = std::int64_t{1} << (job_.model.diffusion_unet.channels.size() - 1);
+  for (int d = 1; d < 4; ++d)
+    if (first.size(d) % factor != 0)
+      throw DataError(latent_path(job_.ldm.embedding_dir, latents.front().id),
+                      "latent size " + std::to_string(first.size(d)) + " is not divisible by " + std::to_string(factor) +
+                          " (the UNet's downsampling); change the image size or model.diffusion_unet.channels");
+  voxels_per_sample_ = first.numel();
+  auto loader = std::make_unique<LatentBatchLoader>(std::move(latents), o);
+  source_ = loader.get();
+  return loader;
+}
+
+at::Tensor LdmTask::spacing_input(const std::vector<std::array<double, 3>>& spacings) const {
+  if (!job_.model.diffusion_unet.include_spacing_input) return {};
+  auto t = at::empty({static_cast<std::int64_t>(spacings.size()), 3}, at::kFloat);
+  for (std::size_t i = 0; i < spacings.size(); ++i)
+    for (int a = 0; a < 3; ++a) t[static_cast<std::int64_t>(i)][a] = spacings[i][static_cast<std::size_t>(a)] * 100.0;  // MAISI feeds mm x 100
+  return t.to(device_);
+}
+
+at::Tensor LdmTask::diffusion_loss(const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& u, const at::Tensor& spacing) {
+  const double numel = static_cast<double>(x0.size(2) * x0.size(3) * x0.size(4));
+  const auto t = scheduler_->training_timesteps(u, numel);
+  const auto xt = scheduler_->add_noise(x0, noise, t);
+  const auto target = scheduler_->training_target(x0, noise, t);
+  const auto prediction = unet_->forward(xt, t.to(x0.device(), at::kFloat), spacing);
+  return at::mse_loss(prediction.to(at::kFloat), target.to(at::kFloat));
+}
+
+at::Tensor LdmTask::compute_loss(std::size_t, const at::Tensor& batch, const std::vector<std::uint64_t>& keys, int,
+                                 std::map<std::string, double>& terms) {
+  const auto b = batch.size(0);
+  at::Tensor noise, u;
+  if (!keys.empty()) {
+    std::vector<at::Tensor> n;
+    std::vector<double> us;
+    for (auto key : keys) {
+      auto [ui, ni] = keyed_draws(key, batch.sizes().slice(1));
+      us.push_back(ui);
+      n.push_back(ni);
+    }
+    noise = at::stack(n, 0).to(batch.device());
+    u = at::tensor(us, at::kDouble);
+  } else {
+    noise = at::randn_like(batch, batch.options().dtype(at::kFloat));
+    u = at::rand({b}, at::TensorOptions().dtype(at::kDouble));
+  }
+  const auto spacing = source_ ? spacing_input(source_->last_spacings()) : at::Tensor();
+  auto loss = diffusion_loss(batch, noise, u, spacing);
+  terms["train/diffusion_loss"] += loss.item<double>();
+  return loss;
+}
+
+ValidationResult LdmTask::validate_own(int rank, int world_size, int) {
+  ValidationResult r;
+  std::vector<LatentRecord> val;
+  try {
+    val = read_latents(job_.ldm.embedding_dir, "val");
+  } catch (const DataError&) {
+    return r;  // no held-out latents: no validation metric
+  }
+  const double scale = read_scale_factor(job_.ldm.embedding_dir);
+  at::NoGradGuard no_grad;
+  unet_->eval();
+  // Fixed timesteps (u at 0.1 .. 0.9) and noise keyed on the latent: the metric
+  // moves only when the network does.
+  double total = 0;
+  for (std::size_t i = static_cast<std::size_t>(rank); i < val.size(); i += static_cast<std::size_t>(world_size)) {
+    auto x0 = (val[i].latent * scale).unsqueeze(0).to(device_);
+    const auto spacing = spacing_input({val[i].image_spacing});
+    double sum = 0;
+    for (int k = 0; k < 5; ++k) {
+      auto [unused, noise] = keyed_draws(hash_keys({0x76616cull, i, static_cast<std::uint64_t>(k)}), x0.sizes());
+      (void)unused;
+      auto u = at::full({1}, 0.1 + 0.2 * k, at::TensorOptions().dtype(at::kDouble));
+      sum += diffusion_loss(x0, noise.to(device_), u, spacing).item<double>();
+    }
+    total += sum / 5;
+    ++r.count;
+  }
+  unet_->train();
+  if (r.count > 0) r.metrics["val/diffusion_loss"] = total / r.count;
+  return r;
+}
+
+void LdmTask::to(const c10::Device& device) {
+  device_ = device;
+  unet_->to(device);
+}
+
+void LdmTask::train_mode(bool on) { unet_->train(on); }
+
+}  // namespace medsynth
