@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   add(cli::add_info_verb(app));
   add(cli::add_validate_verb(app));
   add(cli::add_launch_verb(app));
+  add(cli::add_encode_verb(app));
+  add(cli::add_generate_verb(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/job_arguments.hpp"
+#include "cli/process_group_from_environment.hpp"
 #include "cli/train_arguments.hpp"
 #include "cli/signals.hpp"
 #include "cli/verbs.hpp"
@@ -30,13 +31,8 @@ int run(const TrainArguments& a) {
   TrainerOptions options;
   // torchrun / srun / our launcher describe the process group in the environment.
   const DistEnvironment env = read_dist_environment(process_environment());
-  std::unique_ptr<DistContext> dist;
-  if (env.distributed()) {
-    ProcessGroupOptions pg;
-    pg.backend = job.distributed.backend;
-    pg.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(job.distributed.timeout_s * 1000));
-    pg.join_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(job.distributed.join_timeout_s * 1000));
-    dist = DistContext::connect(env, pg, training_device(job.training.device, env.local_rank));
+  std::unique_ptr<DistContext> dist = process_group_from_environment(job);
+  if (dist) {
     options.dist = dist.get();
     options.rank = env.rank;
     options.world_size = env.world_size;

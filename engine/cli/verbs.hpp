@@ -18,5 +18,7 @@ Action add_eval_verb(CLI::App& app);
 Action add_info_verb(CLI::App& app);
 Action add_validate_verb(CLI::App& app);
 Action add_launch_verb(CLI::App& app);
+Action add_encode_verb(CLI::App& app);
+Action add_generate_verb(CLI::App& app);
 
 }  // namespace medsynth::cli

@@ -3,3 +3,20 @@ medsynth_add_test(NAME diffusion_scheduler_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/scheduler_test.cpp
   LIBS medsynth_engine
   LABELS unit)
+medsynth_add_test(NAME diffusion_ldm_tiny_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/ldm_pipeline_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS slow
+  TIMEOUT 1200)
+add_dependencies(diffusion_ldm_tiny_test medsynth-engine)
+target_compile_definitions(diffusion_ldm_tiny_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+medsynth_add_test(NAME diffusion_ldm_pipeline_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/ldm_pipeline_resume_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)
+add_dependencies(diffusion_ldm_pipeline_test medsynth-engine)
+target_compile_definitions(diffusion_ldm_pipeline_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+medsynth_add_test(NAME diffusion_latent_data_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/latent_data_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)

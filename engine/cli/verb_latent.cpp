@@ -1,0 +1,93 @@
+// The latent-diffusion verbs outside a pipeline run:
+//   `medsynth-engine encode JOB --autoencoder CKPT --output DIR [key=value ...]`
+//     stores the latents of the job's images (MAISI's create_embeddings step);
+//   `medsynth-engine generate RUN_DIR [--num-images N] [--base-seed S]
+//     [--output-dir D] [key=value ...]` samples new volumes from a finished
+//     (or interrupted) task: ldm run with its diffusion and autoencoder
+//     checkpoints. Both run distributed when started by launch/torchrun/srun.
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/process_group_from_environment.hpp"
+#include "cli/verbs.hpp"
+#include "config/job_loader.hpp"
+#include "core/error.hpp"
+#include "diffusion/encode_stage.hpp"
+#include "diffusion/generate_stage.hpp"
+#include "run/run_directory.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth::cli {
+namespace {
+
+std::string require_file(const std::string& path, const std::string& what) {
+  if (!fs::exists(path)) throw UsageError(what + ": no such file: " + path);
+  return path;
+}
+
+}  // namespace
+
+Action add_encode_verb(CLI::App& app) {
+  struct Args {
+    std::string job, autoencoder, output;
+    std::vector<std::string> overrides;
+    bool sample = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("encode", "Store the autoencoder latents of a job's images (one file + .json per image)");
+  cmd->add_option("job", args->job, "Job file (its data and model.autoencoder)")->required();
+  cmd->add_option("overrides", args->overrides, "key=value overrides of the job");
+  cmd->add_option("--autoencoder", args->autoencoder, "Autoencoder checkpoint (.safetensors)")->required();
+  cmd->add_option("--output", args->output, "Embedding folder to write")->required();
+  cmd->add_flag("--sample", args->sample, "Store a sample of q(z|x) instead of its mean");
+  return [args] {
+    JobSpec job = load_job_file_with_overrides(args->job, args->overrides);
+    if (args->sample) job.ldm.encode_sample = true;
+    auto dist = process_group_from_environment(job);
+    EncodeOptions o{require_file(args->autoencoder, "--autoencoder"), args->output, dist.get(), nullptr};
+    const auto summary = encode_dataset(job, o);
+    if (!dist || dist->rank() == 0)
+      std::cout << "latents in " << args->output << " (" << summary.written << " written, " << summary.skipped
+                << " already present), scale factor " << summary.scale_factor << "\n";
+    return 0;
+  };
+}
+
+Action add_generate_verb(CLI::App& app) {
+  struct Args {
+    std::string run_dir, output_dir;
+    std::vector<std::string> overrides;
+    int num_images = -1;
+    std::int64_t base_seed = -1;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("generate", "Sample volumes from a task: ldm run: output/image_seed{S}_rank{R}.nii.gz");
+  cmd->add_option("run_dir", args->run_dir, "Run directory of a task: ldm job")->required();
+  cmd->add_option("overrides", args->overrides, "key=value overrides, e.g. scheduler.num_inference_steps=50 generate.decode_tile=8");
+  cmd->add_option("--num-images", args->num_images, "Images in total (default: generate.num_images, 0 = one per rank)");
+  cmd->add_option("--base-seed", args->base_seed, "Seed of image 0 (default: generate.base_seed); image k uses base_seed + k");
+  cmd->add_option("--output-dir", args->output_dir, "Where to write (default: RUN_DIR/output); existing files are kept");
+  return [args] {
+    const RunDirectory run = open_run_directory(args->run_dir);
+    JobSpec job = load_job_file_with_overrides(run.job_file(), args->overrides);
+    if (job.task != "ldm") throw UsageError(run.job_file() + ": task is '" + job.task + "', generate needs a task: ldm run");
+    if (args->num_images >= 0) job.generate.num_images = args->num_images;
+    if (args->base_seed >= 0) job.generate.base_seed = args->base_seed;
+    auto dist = process_group_from_environment(job);
+    GenerateOptions o;
+    o.unet_checkpoint = require_file(run.root + "/diffusion/checkpoints/last.safetensors", "diffusion stage checkpoint");
+    o.autoencoder_checkpoint = require_file(
+        job.ldm.autoencoder_checkpoint.empty() ? run.root + "/autoencoder/checkpoints/last.safetensors" : job.ldm.autoencoder_checkpoint,
+        "autoencoder checkpoint");
+    o.embedding_dir = job.ldm.embedding_dir.empty() ? run.embedding_dir() : job.ldm.embedding_dir;
+    o.output_dir = args->output_dir.empty() ? run.output_dir() : args->output_dir;
+    o.dist = dist.get();
+    for (const auto& image : generate_images(job, o)) std::cout << image.path << "\n";
+    return 0;
+  };
+}
+
+}  // namespace medsynth::cli
