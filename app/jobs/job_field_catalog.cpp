@@ -22,6 +22,7 @@ const QString k_data = QStringLiteral("Data");
 const QString k_parallel = QStringLiteral("Parallel computing");
 const QString k_model = QStringLiteral("Model");
 const QString k_output = QStringLiteral("Checkpoints & output");
+const QString k_diffusion = QStringLiteral("Latent diffusion");
 
 struct Presentation {
   const char* label;
@@ -44,7 +45,7 @@ QStringList names(std::initializer_list<const char*> list) {
 const QHash<QString, Presentation>& presentation() {
   static const QHash<QString, Presentation> table = {
       {"name", {"Run name", "Names the run directory: runs/<name>-<YYYYmmdd-HHMMSS>. Letters, digits, '.', '_', '-'.", 0, 0, {}, false, "Checkpoints & output"}},
-      {"task", {"Task", "What is trained. This engine trains the autoencoder; ldm, vqgan and survival arrive later.", 0, 0, names({"autoencoder", "ldm", "vqgan", "survival"})}},
+      {"task", {"Task", "autoencoder: the MAISI KL autoencoder; ldm: the whole latent diffusion pipeline (autoencoder, encode, diffusion UNet, generate); vqgan and survival arrive later.", 0, 0, names({"autoencoder", "ldm", "vqgan", "survival"})}},
       {"data.source", {"Data source", "simulated: CT-like phantoms (the seeds' default); folder: .nii/.nii.gz files or DICOM series; csv: a manifest with an 'image' column."}},
       {"data.path", {"Data path", "Folder of volumes or CSV manifest (folder/csv sources). Must exist."}},
       {"data.modality", {"Modality", "Chooses the intensity normalisation: a HU window for CT, percentiles for MRI."}},
@@ -124,6 +125,37 @@ const QHash<QString, Presentation>& presentation() {
       {"output.tensorboard", {"TensorBoard files", "Also write every metric to tb/ for TensorBoard."}},
       {"output.save_reconstructions", {"Reconstructions saved", "Validation reconstructions written as .nii.gz at the end.", 0, 1000}},
       {"output.log_every_steps", {"Log every (steps)", "Progress and metric events every this many steps.", 1, 1e9, {}, true}},
+      {"model.diffusion_unet.channels", {"UNet channels per level", "Diffusion UNet width per level; each a multiple of its GroupNorm groups (MAISI: 64, 128, 256, 512).", 1, 8192}},
+      {"model.diffusion_unet.num_res_blocks", {"UNet blocks per level", "Residual blocks per level, one entry per level (MAISI: 2).", 1, 64}},
+      {"model.diffusion_unet.attention_levels", {"UNet attention levels", "Self-attention after each block at these levels (MAISI: the two coarsest)."}},
+      {"model.diffusion_unet.num_head_channels", {"Channels per attention head", "Per level; 0 = one head (MAISI: 0, 0, 32, 32).", 0, 8192, {}, true}},
+      {"model.diffusion_unet.norm_num_groups", {"UNet GroupNorm groups", "Groups of every GroupNorm in the UNet (MAISI: 32).", 1, 4096, {}, true}},
+      {"model.diffusion_unet.norm_eps", {"UNet GroupNorm epsilon", "Epsilon of every GroupNorm in the UNet.", 1e-12, 1, {}, true}},
+      {"model.diffusion_unet.include_spacing_input", {"Condition on spacing", "Feed the voxel spacing to the UNet, as MAISI's rflow model does.", 0, 0, {}, true}},
+      {"scheduler.kind", {"Scheduler", "rflow: rectified flow, 30 steps (maisi3d-rflow); ddpm: 1000 steps (maisi3d-ddpm); ddim: N deterministic steps; fast_ddpm: 10 steps for training and sampling.", 0, 0, names({"rflow", "ddpm", "ddim", "fast_ddpm"}), false, "Latent diffusion"}},
+      {"scheduler.num_train_timesteps", {"Training timesteps", "T of the noise schedule (MONAI/MAISI: 1000).", 2, 100000, {}, true, "Latent diffusion"}},
+      {"scheduler.beta_schedule", {"Beta schedule", "linear_beta or scaled_linear_beta (MAISI ddpm).", 0, 0, names({"linear_beta", "scaled_linear_beta"}), true, "Latent diffusion"}},
+      {"scheduler.beta_start", {"Beta start", "First beta of the schedule (MAISI: 0.0015).", 1e-8, 0.999, {}, true, "Latent diffusion"}},
+      {"scheduler.beta_end", {"Beta end", "Last beta of the schedule (MAISI: 0.0195).", 1e-8, 0.999, {}, true, "Latent diffusion"}},
+      {"scheduler.prediction_type", {"Prediction type", "What a DDPM/DDIM/Fast-DDPM network predicts: epsilon, sample (x0) or v_prediction; rectified flow always predicts the velocity.", 0, 0, names({"epsilon", "sample", "v_prediction"}), true, "Latent diffusion"}},
+      {"scheduler.num_inference_steps", {"Sampling steps", "Reverse steps when generating (rflow 30, ddpm 1000, ddim 50).", 1, 100000, {}, false, "Latent diffusion"}},
+      {"scheduler.ddim_eta", {"DDIM eta", "0: deterministic DDIM/Fast-DDPM sampling; 1: as noisy as DDPM.", 0, 1, {}, true, "Latent diffusion"}},
+      {"scheduler.sample_method", {"Timestep sampling", "Rectified flow training timesteps: uniform or logit-normal (MAISI).", 0, 0, names({"uniform", "logit-normal"}), true, "Latent diffusion"}},
+      {"scheduler.use_timestep_transform", {"Resolution shift", "Rectified flow: shift timesteps toward noise for latents larger than the base size (MAISI).", 0, 0, {}, true, "Latent diffusion"}},
+      {"scheduler.base_img_size_numel", {"Base latent voxels", "Latent voxel count at which the shift is neutral (MAISI: 32^3).", 1, 1e12, {}, true, "Latent diffusion"}},
+      {"scheduler.fast_ddpm_schedule", {"Fast-DDPM timesteps", "uniform: every T/10; non-uniform: 40 % below 0.7 T, 60 % above (Fast-DDPM).", 0, 0, names({"uniform", "non-uniform"}), true, "Latent diffusion"}},
+      {"scheduler.fast_ddpm_steps", {"Fast-DDPM steps", "Timesteps used for training and sampling (Fast-DDPM: 10).", 2, 100000, {}, true, "Latent diffusion"}},
+      {"ldm.autoencoder_checkpoint", {"Autoencoder checkpoint", "Use this trained autoencoder; empty: train one as the pipeline's first stage.", 0, 0, {}, false, "Latent diffusion"}},
+      {"ldm.autoencoder_steps", {"Autoencoder steps", "Optimizer steps of the autoencoder stage (the diffusion stage uses training.max_steps).", 1, 1e9, {}, false, "Latent diffusion"}},
+      {"ldm.embedding_dir", {"Embedding folder", "Latents are read from (or written to) here; empty: the run's embedding/.", 0, 0, {}, true, "Latent diffusion"}},
+      {"ldm.scale_factor", {"Latent scale factor", "Multiplies latents before diffusion; 0: 1 / std of the encoded latents (MAISI).", 0, 1e6, {}, true, "Latent diffusion"}},
+      {"ldm.encode_sample", {"Encode a sample", "Store a sample of q(z|x) instead of its mean.", 0, 0, {}, true, "Latent diffusion"}},
+      {"generate.num_images", {"Images to generate", "0: one per process; more are handed out round robin.", 0, 1e6, {}, false, "Latent diffusion"}},
+      {"generate.base_seed", {"Generation base seed", "Image k uses seed base_seed + k: image_seed{S}_rank{R}.nii.gz. 0 is a valid seed.", 0, 9e15, {}, false, "Latent diffusion"}},
+      {"generate.output_size", {"Output size (voxels)", "x, y, z of each generated image; multiples of the autoencoder x UNet downsampling.", 1, 4096, {}, false, "Latent diffusion"}},
+      {"generate.spacing", {"Output spacing (mm)", "Voxel spacing written to the generated NIfTI files.", 0.001, 100, {}, false, "Latent diffusion"}},
+      {"generate.orientation", {"Output orientation", "Axis directions of the generated files: RAS (MAISI) or LPS.", 0, 0, names({"RAS", "LPS"}), true, "Latent diffusion"}},
+      {"generate.decode_tile", {"Decode tile (latent voxels)", "Decode in overlapping tiles of this edge to bound memory; 0: in one piece.", 0, 4096, {}, true, "Latent diffusion"}},
   };
   return table;
 }
@@ -134,6 +166,7 @@ QString group_of_section(const QString& path) {
   if (top == QLatin1String("model") || top == QLatin1String("loss") || top == QLatin1String("task")) return k_model;
   if (top == QLatin1String("distributed")) return k_parallel;
   if (top == QLatin1String("checkpoint") || top == QLatin1String("output")) return k_output;
+  if (top == QLatin1String("scheduler") || top == QLatin1String("ldm") || top == QLatin1String("generate")) return k_diffusion;
   return k_training;
 }
 
@@ -233,7 +266,7 @@ QList<JobField> build_catalog() {
 
 }  // namespace
 
-QStringList job_field_groups() { return {k_training, k_data, k_parallel, k_model, k_output}; }
+QStringList job_field_groups() { return {k_training, k_data, k_parallel, k_model, k_diffusion, k_output}; }
 
 QList<JobField> job_field_catalog() {
   static const QList<JobField> catalog = build_catalog();

@@ -199,8 +199,8 @@ void collect(const Options& options, const std::string& prefix, std::vector<Fiel
   }
 }
 
+// Checked for every task: a job file is valid or not whatever task it names.
 void check_latent_diffusion(const JobSpec& job, Checks& c, std::vector<FieldError>& errors) {
-  if (job.task != "ldm") return;
   collect(job.model.diffusion_unet, "model.diffusion_unet", errors);
   collect(job.scheduler, "scheduler", errors);
   const auto& l = job.ldm;

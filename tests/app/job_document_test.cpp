@@ -204,7 +204,7 @@ class JobDocumentTest : public QObject {
     QVERIFY(doc.path().isEmpty());
     QVERIFY(doc.is_modified());
     QVERIFY(doc.is_launchable());
-    doc.load_template(*find_template(QStringLiteral("maisi3d-rflow")));
+    doc.load_template(*find_template(QStringLiteral("vqgan-patches")));
     QString why;
     QVERIFY(!doc.is_launchable(&why));
     QVERIFY(why.contains(QStringLiteral("pending")));

@@ -49,7 +49,7 @@ class JobFieldCatalogTest : public QObject {
 
   void every_field_is_presented() {
     const QStringList groups = job_field_groups();
-    QCOMPARE(groups.size(), 5);
+    QCOMPARE(groups.size(), 6);
     QSet<QString> used;
     for (const auto& f : job_field_catalog()) {
       QVERIFY2(!f.label.isEmpty() && !f.help.isEmpty(), qPrintable(f.path));
@@ -59,7 +59,7 @@ class JobFieldCatalogTest : public QObject {
       static const QStringList kinds{"int", "double", "bool", "string", "choice", "path", "int_list", "double_list", "bool_list"};
       QVERIFY2(kinds.contains(f.kind), qPrintable(f.path + ": " + f.kind));
     }
-    QCOMPARE(used.size(), 5);
+    QCOMPARE(used.size(), 6);
     QCOMPARE(find_job_field(QStringLiteral("training.batch_size"))->group, QStringLiteral("Training"));
     QCOMPARE(find_job_field(QStringLiteral("distributed.backend"))->group, QStringLiteral("Parallel computing"));
     QCOMPARE(find_job_field(QStringLiteral("data.path"))->kind, QStringLiteral("path"));
@@ -73,8 +73,8 @@ class JobFieldCatalogTest : public QObject {
       if (f.default_value.isValid() && f.path != QLatin1String("data.path") && f.path != QLatin1String("checkpoint.resume"))
         QVERIFY2(accepted(f.path, f.default_value), qPrintable(f.path));
       for (const auto& choice : f.choices) {
-        if (f.path == QLatin1String("task") && choice != QLatin1String("autoencoder")) {
-          QVERIFY2(!accepted(f.path, choice), "the engine trains only the autoencoder so far");
+        if (f.path == QLatin1String("task") && choice != QLatin1String("autoencoder") && choice != QLatin1String("ldm")) {
+          QVERIFY2(!accepted(f.path, choice), "the engine trains the autoencoder and ldm so far");
           continue;
         }
         if (f.path == QLatin1String("data.source") && choice != QLatin1String("simulated")) continue;  // needs data.path
