@@ -133,7 +133,7 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options) 
     generate_images(job, go);
     if (p.events)
       for (const auto& image : planned_images(job, options.run.output_dir(), world))
-        p.events->artifact(image.path, "generated", job.training.max_steps, {{"seed", image.seed}, {"generated_by_rank", image.rank}});
+        p.events->artifact(image.path, "volume", job.training.max_steps, {{"seed", image.seed}, {"generated_by_rank", image.rank}});
     p.stage("generate", "complete", options.run.output_dir());
     result.last_checkpoint = unet_checkpoint;
     result.steps = job.training.max_steps;

@@ -84,7 +84,7 @@ TEST(LdmPipeline, LdmTinyOnTwoProcessesWritesOneReproducibleImagePerRank) {
   int artifacts = 0;
   std::string status;
   for (const auto& e : events_of(run)) {
-    if (e["type"] == "artifact" && e["kind"] == "generated") ++artifacts;
+    if (e["type"] == "artifact" && e["kind"] == "volume") ++artifacts;
     if (e["type"] == "run_started") EXPECT_EQ(e["world_size"], 2);
     if (e["type"] == "run_finished") status = e["status"];
   }
