@@ -31,6 +31,10 @@ int autoencoder_scale(const AutoencoderSpec& spec) { return 1 << (spec.num_chann
 
 namespace {
 
+// MAISI decodes with a 0.4 overlap: with less, tiles near a seam miss too much
+// of the decoder's receptive field (tests/engine/diffusion/tiled_decode_test.cpp).
+constexpr double kOverlap = 0.4;
+
 // 1 in the middle, falling linearly to 1/(n/2) at both ends: tiles weigh most
 // where their decoder saw the most context.
 at::Tensor ramp(std::int64_t n, const at::TensorOptions& options) {
@@ -46,9 +50,9 @@ at::Tensor decode_tiled(AutoencoderKLImpl& ae, const at::Tensor& z, int tile) {
   if (tile <= 0 || (tile >= Z && tile >= Y && tile >= X)) return ae.decode(z);
   const std::int64_t s = std::int64_t{1} << (ae.options().num_channels.size() - 1);
   at::Tensor out, weight;
-  const auto zs = window_starts(Z, std::min<std::int64_t>(tile, Z), 0.25);
-  const auto ys = window_starts(Y, std::min<std::int64_t>(tile, Y), 0.25);
-  const auto xs = window_starts(X, std::min<std::int64_t>(tile, X), 0.25);
+  const auto zs = window_starts(Z, std::min<std::int64_t>(tile, Z), kOverlap);
+  const auto ys = window_starts(Y, std::min<std::int64_t>(tile, Y), kOverlap);
+  const auto xs = window_starts(X, std::min<std::int64_t>(tile, X), kOverlap);
   for (auto z0 : zs)
     for (auto y0 : ys)
       for (auto x0 : xs) {

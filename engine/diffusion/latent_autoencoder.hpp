@@ -23,7 +23,7 @@ AutoencoderKL load_autoencoder(const JobSpec& job, const std::string& checkpoint
 int autoencoder_scale(const AutoencoderSpec& spec);
 
 // Decodes z [1, C, z, y, x]. tile 0: in one piece; otherwise windows of
-// `tile` latent voxels overlapping by a quarter, blended with weights that
+// `tile` latent voxels overlapping by 40 % (MAISI's setting), blended with weights that
 // fall linearly toward each window's border.
 at::Tensor decode_tiled(AutoencoderKLImpl& autoencoder, const at::Tensor& z, int tile);
 

@@ -20,3 +20,7 @@ medsynth_add_test(NAME diffusion_latent_data_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/latent_data_test.cpp
   LIBS medsynth_engine
   LABELS unit)
+medsynth_add_test(NAME diffusion_tiled_decode_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/tiled_decode_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
