@@ -16,18 +16,6 @@ class DdimScheduler : public DiscreteScheduler {
   using DiscreteScheduler::DiscreteScheduler;
   std::string kind() const override { return "ddim"; }
 
-  at::Tensor training_timesteps(const at::Tensor& u, double) const override {
-    return (u.to(at::kDouble) * num_train_timesteps_).floor().clamp(0, num_train_timesteps_ - 1);
-  }
-
-  std::vector<double> inference_timesteps(double) const override {
-    const int n = options_.num_inference_steps;
-    const int ratio = num_train_timesteps_ / n;
-    std::vector<double> t;
-    for (int i = n - 1; i >= 0; --i) t.push_back(static_cast<double>(i * ratio));
-    return t;
-  }
-
   bool stochastic() const override { return options_.ddim_eta > 0.0; }
 
   at::Tensor step(const at::Tensor& out, double t, double t_next, const at::Tensor& x, const at::Tensor& noise) const override {

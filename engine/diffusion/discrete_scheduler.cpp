@@ -20,6 +20,18 @@ at::Tensor DiscreteScheduler::alpha_bar_like(const at::Tensor& t, const at::Tens
   return a.view(shape);
 }
 
+at::Tensor DiscreteScheduler::training_timesteps(const at::Tensor& u, double) const {
+  return (u.to(at::kDouble) * num_train_timesteps_).floor().clamp(0, num_train_timesteps_ - 1);
+}
+
+std::vector<double> DiscreteScheduler::inference_timesteps(double) const {
+  const int n = options_.num_inference_steps;
+  const int ratio = num_train_timesteps_ / n;
+  std::vector<double> t;
+  for (int i = n - 1; i >= 0; --i) t.push_back(static_cast<double>(i * ratio));
+  return t;
+}
+
 at::Tensor DiscreteScheduler::add_noise(const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& t) const {
   auto a = alpha_bar_like(t, x0);
   return a.sqrt() * x0 + (1.0 - a).sqrt() * noise;

@@ -14,6 +14,10 @@ class DiscreteScheduler : public DiffusionScheduler {
  public:
   explicit DiscreteScheduler(const SchedulerOptions& options);
 
+  // DDPM and DDIM: any of the T timesteps for training; N inference steps
+  // spaced T/N apart, from the noisiest (MONAI's set_timesteps). Fast-DDPM overrides both.
+  at::Tensor training_timesteps(const at::Tensor& u, double numel) const override;
+  std::vector<double> inference_timesteps(double numel) const override;
   at::Tensor add_noise(const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& t) const override;
   at::Tensor training_target(const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& t) const override;
 

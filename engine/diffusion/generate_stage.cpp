@@ -36,7 +36,21 @@ std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string
 
 namespace {
 
-// The reverse process from pure noise, all randomness from the image's seed.
+Volume to_output_volume(const at::Tensor& image, const JobSpec& job) {
+  const auto& g = job.generate;
+  Volume geometry = make_volume({static_cast<std::size_t>(image.size(4)), static_cast<std::size_t>(image.size(3)),
+                                 static_cast<std::size_t>(image.size(2))},
+                                g.spacing);
+  // RAS: x toward the patient's right-to-left flipped, as RAS-oriented NIfTI
+  // viewers expect; ITK stores LPS, so RAS axes are (-1, -1, +1) in LPS.
+  if (g.orientation == "RAS") geometry.direction = {-1, 0, 0, 0, -1, 0, 0, 0, 1};
+  auto v = image.clamp(0.0, 1.0);
+  if (job.data.modality == Modality::ct) v = v * (job.data.ct_window[1] - job.data.ct_window[0]) + job.data.ct_window[0];
+  return tensor_to_volume(v.to(at::kCPU, at::kFloat), geometry);
+}
+
+}  // namespace
+
 at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape, std::int64_t seed,
                          const at::Tensor& spacing, const c10::Device& device) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed));
@@ -52,21 +66,6 @@ at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler&
   }
   return x;
 }
-
-Volume to_output_volume(const at::Tensor& image, const JobSpec& job) {
-  const auto& g = job.generate;
-  Volume geometry = make_volume({static_cast<std::size_t>(image.size(4)), static_cast<std::size_t>(image.size(3)),
-                                 static_cast<std::size_t>(image.size(2))},
-                                g.spacing);
-  // RAS: x toward the patient's right-to-left flipped, as RAS-oriented NIfTI
-  // viewers expect; ITK stores LPS, so RAS axes are (-1, -1, +1) in LPS.
-  if (g.orientation == "RAS") geometry.direction = {-1, 0, 0, 0, -1, 0, 0, 0, 1};
-  auto v = image.clamp(0.0, 1.0);
-  if (job.data.modality == Modality::ct) v = v * (job.data.ct_window[1] - job.data.ct_window[0]) + job.data.ct_window[0];
-  return tensor_to_volume(v.to(at::kCPU, at::kFloat), geometry);
-}
-
-}  // namespace
 
 std::vector<GeneratedImage> generate_images(const JobSpec& job, const GenerateOptions& o) {
   const int rank = o.dist ? o.dist->rank() : 0;

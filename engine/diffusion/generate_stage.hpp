@@ -11,10 +11,15 @@
 #include <string>
 #include <vector>
 
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+
 #include "config/job_spec.hpp"
 
 namespace medsynth {
 
+class DiffusionModelUNetImpl;
+class DiffusionScheduler;
 class DistContext;
 class RunLogger;
 
@@ -38,6 +43,12 @@ struct GeneratedImage {
 std::string generated_image_name(std::int64_t base_seed, int image, int world);
 // The images of every rank (deterministic), in image order.
 std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string& output_dir, int world);
+
+// The reverse process from pure noise for one latent of `shape`; all its
+// randomness (initial noise, ancestral step noise) comes from `seed`. Also
+// timed by tests/bench/ldm_sampling_bench.cpp.
+at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape, std::int64_t seed,
+                         const at::Tensor& spacing, const c10::Device& device);
 
 // Generates this rank's images; returns them (skipped ones too).
 std::vector<GeneratedImage> generate_images(const JobSpec& job, const GenerateOptions& options);

@@ -22,6 +22,7 @@
 #include "config/job_spec.hpp"
 #include "diffusion/diffusion_model_unet.hpp"
 #include "diffusion/diffusion_scheduler.hpp"
+#include "diffusion/generate_stage.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "machine_limits.hpp"
 #include "models/autoencoder_kl.hpp"
@@ -128,17 +129,8 @@ int main(int argc, char** argv) {
   double rflow_diffusion = 0, rflow_e2e = 0;
   for (const auto& row : rows) {
     auto scheduler = make_scheduler(row.options);
-    const auto steps = scheduler->inference_timesteps(static_cast<double>(edge) * edge * edge);
-    auto diffusion_only = [&] {
-      auto gen = at::make_generator<at::CPUGeneratorImpl>(42);
-      auto x = at::randn(shape, gen, at::TensorOptions().dtype(at::kFloat));
-      for (std::size_t i = 0; i < steps.size(); ++i) {
-        const double t = steps[i], next = i + 1 < steps.size() ? steps[i + 1] : -1.0;
-        auto out = unet->forward(x, at::full({1}, t));
-        x = scheduler->step(out, t, next, x, scheduler->stochastic() ? at::randn(shape, gen, at::TensorOptions().dtype(at::kFloat)) : at::Tensor());
-      }
-      return x;
-    };
+    const auto steps = scheduler->inference_timesteps(static_cast<double>(edge) * edge * edge);  // for the table
+    auto diffusion_only = [&] { return sample_latent(*unet, *scheduler, shape, 42, at::Tensor(), c10::Device(c10::kCPU)); };
     const int r = row.options.kind == "ddpm" ? std::max(3, runs / 2) : runs;  // DDPM dominates the run time
     const auto diffusion = time_it([&] { diffusion_only(); }, r);
     const double e2e = diffusion.median + decode.median;
