@@ -10,7 +10,7 @@ console="$1"; engine="$2"
 work="$(mktemp -d /tmp/medsynth-cli-viewer-XXXXXX)"
 # Our own X server (Xvfb picks a free display and tells us which): the exit
 # codes checked below are then the console's own, not xvfb-run's.
-Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3> "$work/display" 2> "$work/xvfb.log" &
+Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp -noreset 3> "$work/display" 2> "$work/xvfb.log" &
 xvfb_pid=$!
 trap 'kill $xvfb_pid 2>/dev/null; wait $xvfb_pid 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.05; done
