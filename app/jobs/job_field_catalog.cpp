@@ -45,7 +45,7 @@ QStringList names(std::initializer_list<const char*> list) {
 const QHash<QString, Presentation>& presentation() {
   static const QHash<QString, Presentation> table = {
       {"name", {"Run name", "Names the run directory: runs/<name>-<YYYYmmdd-HHMMSS>. Letters, digits, '.', '_', '-'.", 0, 0, {}, false, "Checkpoints & output"}},
-      {"task", {"Task", "autoencoder: the MAISI KL autoencoder; ldm: the whole latent diffusion pipeline (autoencoder, encode, diffusion UNet, generate); vqgan and survival arrive later.", 0, 0, names({"autoencoder", "ldm", "vqgan", "survival"})}},
+      {"task", {"Task", "autoencoder: the MAISI KL autoencoder; ldm: the whole latent diffusion pipeline (autoencoder, encode, diffusion UNet, generate); vqgan: the patch-based 3D VQ-GAN; survival arrives later.", 0, 0, names({"autoencoder", "ldm", "vqgan", "survival"})}},
       {"data.source", {"Data source", "simulated: CT-like phantoms (the seeds' default); folder: .nii/.nii.gz files or DICOM series; csv: a manifest with an 'image' column."}},
       {"data.path", {"Data path", "Folder of volumes or CSV manifest (folder/csv sources). Must exist."}},
       {"data.modality", {"Modality", "Chooses the intensity normalisation: a HU window for CT, percentiles for MRI."}},
@@ -156,6 +156,18 @@ const QHash<QString, Presentation>& presentation() {
       {"generate.spacing", {"Output spacing (mm)", "Voxel spacing written to the generated NIfTI files.", 0.001, 100, {}, false, "Latent diffusion"}},
       {"generate.orientation", {"Output orientation", "Axis directions of the generated files: RAS (MAISI) or LPS.", 0, 0, names({"RAS", "LPS"}), true, "Latent diffusion"}},
       {"generate.decode_tile", {"Decode tile (latent voxels)", "Decode in overlapping tiles of this edge to bound memory; 0: in one piece.", 0, 4096, {}, true, "Latent diffusion"}},
+      {"data.patch_stride", {"Patch stride (voxels)", "VQ-GAN grid patches: step between patches per axis (seed: 128 = no overlap); 0: the patch size.", 0, 4096, {}, true}},
+      {"data.patch_min_foreground", {"Min. foreground per patch", "VQ-GAN: keep only grid patches with at least this share of foreground voxels; 0: every patch.", 0, 1, {}, true}},
+      {"data.foreground_threshold", {"Foreground threshold", "Normalised intensity above which a voxel counts as foreground (0.1 = -800 HU).", 0, 1, {}, true}},
+      {"model.vqgan.num_embeddings", {"Codebook size", "Number of codes (n_codes; seed: 16384).", 2, 1e7}},
+      {"model.vqgan.embedding_dim", {"Code dimension", "Channels of each code (seed: 8).", 1, 4096}},
+      {"model.vqgan.commitment_cost", {"Commitment cost", "Weight of ||z - sg[e]||^2 (beta, 0.25).", 0, 100, {}, true}},
+      {"model.vqgan.codebook_update", {"Codebook update", "ema: moving averages of the assigned vectors; straight_through: codebook loss by gradient.", 0, 0, names({"ema", "straight_through"}), true}},
+      {"model.vqgan.ema_decay", {"Codebook EMA decay", "Decay of the codebook's moving averages (0.99).", 0, 0.999999, {}, true}},
+      {"model.vqgan.dead_code_threshold", {"Dead-code threshold", "Codes whose usage share falls below this are restarted on encoder outputs; 0: never.", 0, 0.999999, {}, true}},
+      {"model.vqgan.discriminator_iter_start", {"Discriminator from step", "discriminator_iter_start: the 3D patch discriminator joins at this optimizer step (seed: 10000).", 0, 1e9}},
+      {"model.vqgan.image_gan_weight", {"Image GAN weight", "image_gan_weight: weight of the discriminator's generator loss (seed: 1.0); 0 disables it.", 0, 1e6}},
+      {"checkpoint.name_prefix", {"Checkpoint name prefix", "Empty: best-<metric>-<value>-step<N>; else <prefix>-epochXX-psnrYY.YY (seed: vqgan-patches).", 0, 0, {}, true}},
   };
   return table;
 }

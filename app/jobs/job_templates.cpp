@@ -63,8 +63,13 @@ QList<JobTemplate> builtin_templates() {
            "CT volume per process (image_seed42_rank0.nii.gz, ...). About 3 minutes on 2 CPU cores.",
            "jobs/ldm-tiny.yaml", nullptr),
       make("vqgan-patches", "VQ-GAN on 128^3 patches", "VQ-GAN 4-GPU distributed training",
-           "A VQ-GAN trained on 128^3 patches of CTPA volumes, one patient per GPU; top-3 checkpoints by PSNR.",
-           "templates/vqgan-patches.yaml", "engine support pending (VQ-GAN issue)"),
+           "A VQ-GAN trained on 128^3 patches of CTPA volumes, one patient per GPU; top-3 checkpoints by PSNR "
+           "(vqgan-patches-epochXX-psnrYY.YY).",
+           "jobs/vqgan-ctpa-patches.yaml", nullptr),
+      make("vqgan-tiny", "Patch VQ-GAN (CPU, minutes)", "VQ-GAN 4-GPU distributed training",
+           "The patch-based VQ-GAN on 48^3 phantoms cut into 16^3 grid patches, each process on its own volumes; "
+           "validates PSNR/SSIM on whole stitched volumes.",
+           "jobs/vqgan-tiny.yaml", nullptr),
       make("resnet-survival", "3D ResNet survival (MACE prediction)", "Survival model - multi-GPU guide",
            "A ResNet-50 survival model on volumes listed in a CSV manifest, with smart caching and AMP.",
            "templates/resnet-survival.yaml", "engine support pending (survival issue)"),

@@ -33,6 +33,9 @@ void visit_job(Job& job, Visitor& v) {
     v.field("mri_percentiles", d.mri_percentiles);
     v.field("target_spacing", d.target_spacing);
     v.field("patch_size", d.patch_size);
+    v.field("patch_stride", d.patch_stride);
+    v.field("patch_min_foreground", d.patch_min_foreground);
+    v.field("foreground_threshold", d.foreground_threshold);
     v.field("random_flip", d.random_flip);
     v.field("cache_rate", d.cache_rate);
     v.field("num_workers", d.num_workers);
@@ -70,6 +73,17 @@ void visit_job(Job& job, Visitor& v) {
       v.field("norm_num_groups", u.norm_num_groups);
       v.field("norm_eps", u.norm_eps);
       v.field("include_spacing_input", u.include_spacing_input);
+    });
+    v.section("vqgan", [&] {
+      auto& q = job.model.vqgan;
+      v.field("num_embeddings", q.num_embeddings);
+      v.field("embedding_dim", q.embedding_dim);
+      v.field("commitment_cost", q.commitment_cost);
+      v.field("codebook_update", q.codebook_update);
+      v.field("ema_decay", q.ema_decay);
+      v.field("dead_code_threshold", q.dead_code_threshold);
+      v.field("discriminator_iter_start", q.discriminator_iter_start);
+      v.field("image_gan_weight", q.image_gan_weight);
     });
   });
   v.section("loss", [&] {
@@ -115,6 +129,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("metric", c.metric);
     v.field("mode", c.mode);
     v.field("resume", c.resume);
+    v.field("name_prefix", c.name_prefix);
   });
   v.section("distributed", [&] {
     auto& d = job.distributed;

@@ -39,6 +39,11 @@ struct DataSpec {
   std::array<double, 2> mri_percentiles{0.5, 99.5};
   std::optional<std::array<double, 3>> target_spacing;   // resample to this spacing (mm) if set
   std::array<int, 3> patch_size{32, 32, 32};             // random training patch (x, y, z)
+  // task vqgan: patches on a grid (seed 002: 128^3, stride 128) instead of at
+  // random. Stride 0 on an axis: the patch size there (no overlap).
+  std::array<int, 3> patch_stride{0, 0, 0};
+  double patch_min_foreground = 0.0;  // keep only grid patches with at least this share of foreground voxels
+  double foreground_threshold = 0.1;  // normalised intensity above which a voxel is foreground (0.1: -800 HU)
   bool random_flip = true;
   // Loading (MONAI CacheDataset / DataLoader names).
   double cache_rate = 1.0;          // fraction of preprocessed volumes kept in memory
@@ -76,10 +81,26 @@ struct DiscriminatorSpec {
   bool operator==(const DiscriminatorSpec&) const = default;
 };
 
+// task vqgan: the vector-quantised bottleneck and the GAN schedule of the
+// patch-based 3D VQ-GAN (seed 002; docs/vqgan.md). The encoder and decoder are
+// model.autoencoder's (latent_channels is replaced by embedding_dim); the
+// discriminator is model.discriminator's PatchGAN.
+struct VqganSpec {
+  int num_embeddings = 512;              // codebook size (n_codes)
+  int embedding_dim = 8;                 // code dimension
+  double commitment_cost = 0.25;         // beta of the commitment loss
+  std::string codebook_update = "ema";   // ema | straight_through
+  double ema_decay = 0.99;
+  double dead_code_threshold = 1e-3;     // restart codes whose usage share falls below this (0: never)
+  int discriminator_iter_start = 10000;  // seed: the discriminator joins at this optimizer step
+  double image_gan_weight = 1.0;         // seed: weight of the 3D patch discriminator's generator loss
+  bool operator==(const VqganSpec&) const = default;
+};
 struct ModelSpec {
   AutoencoderSpec autoencoder;
   DiscriminatorSpec discriminator;
   DiffusionUnetOptions diffusion_unet;  // task ldm; in/out channels follow autoencoder.latent_channels
+  VqganSpec vqgan;                      // task vqgan
 
   bool operator==(const ModelSpec&) const = default;
 };
@@ -100,6 +121,9 @@ struct CheckpointSpec {
   std::string metric = "val/psnr";
   std::string mode = "max";         // max | min
   std::string resume;               // "", "auto" (the run's last.pt) or a checkpoint path
+  // "": best checkpoints are best-<metric>-<value>-step<N>; else
+  // <name_prefix>-epoch<EE>-<metric><value> (seed 002: vqgan-patches-epoch05-psnr31.42).
+  std::string name_prefix;
 
   bool operator==(const CheckpointSpec&) const = default;
 };

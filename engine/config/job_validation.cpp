@@ -25,10 +25,10 @@ void check_top(const JobSpec& job, Checks& c) {
     if (!ok)
       c.fail("name", "may hold only letters, digits, '.', '_' and '-' (it names the run directory; got \"" + job.name + "\")");
   }
-  if (job.task == "vqgan" || job.task == "survival")
-    c.fail("task", "not supported yet: vqgan and survival arrive with a later release");
+  if (job.task == "survival")
+    c.fail("task", "not supported yet: survival arrives with a later release");
   else
-    c.one_of("task", job.task, {"autoencoder", "ldm"});
+    c.one_of("task", job.task, {"autoencoder", "ldm", "vqgan"});
 }
 
 template <class T, std::size_t N>
@@ -228,6 +228,37 @@ void check_latent_diffusion(const JobSpec& job, Checks& c, std::vector<FieldErro
   }
 }
 
+// Checked for every task, like the ldm fields.
+void check_vqgan(const JobSpec& job, Checks& c) {
+  const auto& d = job.data;
+  for (int i = 0; i < 3; ++i) {
+    if (d.patch_stride[i] < 0 || d.patch_stride[i] > d.patch_size[i]) {
+      c.fail("data.patch_stride", "every entry must be 0 (= the patch size) or between 1 and data.patch_size; a larger stride skips voxels (got " +
+                                      list_text(d.patch_stride) + ", patch " + list_text(d.patch_size) + ")");
+      break;
+    }
+  }
+  c.within("data.patch_min_foreground", d.patch_min_foreground, 0.0, 1.0);
+  c.within("data.foreground_threshold", d.foreground_threshold, 0.0, 1.0);
+  const auto& q = job.model.vqgan;
+  const std::string p = "model.vqgan.";
+  c.at_least(p + "num_embeddings", q.num_embeddings, 2);
+  c.at_least(p + "embedding_dim", q.embedding_dim, 1);
+  c.at_least(p + "commitment_cost", q.commitment_cost, 0.0);
+  c.one_of(p + "codebook_update", q.codebook_update, {"ema", "straight_through"});
+  c.strictly_within(p + "ema_decay", q.ema_decay, 0.0, 1.0);
+  if (!(q.dead_code_threshold >= 0 && q.dead_code_threshold < 1))
+    c.fail(p + "dead_code_threshold", "must be in [0, 1) (got " + value_text(q.dead_code_threshold) + ")");
+  c.at_least(p + "discriminator_iter_start", q.discriminator_iter_start, 0);
+  c.at_least(p + "image_gan_weight", q.image_gan_weight, 0.0);
+  const std::string& n = job.checkpoint.name_prefix;
+  for (char ch : n)
+    if (!is_name_char(ch)) {
+      c.fail("checkpoint.name_prefix", "may hold only letters, digits, '.', '_' and '-' (it starts file names; got \"" + n + "\")");
+      break;
+    }
+}
+
 }  // namespace
 
 std::vector<FieldError> validate_job(const JobSpec& job) {
@@ -240,6 +271,7 @@ std::vector<FieldError> validate_job(const JobSpec& job) {
   check_training(job, checks);
   check_checkpoint_and_output(job, checks, errors);
   check_latent_diffusion(job, checks, errors);
+  check_vqgan(job, checks);
   return errors;
 }
 

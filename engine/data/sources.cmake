@@ -4,6 +4,8 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/batch_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ct_phantom.cpp
   ${CMAKE_CURRENT_LIST_DIR}/intensity_transforms.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/patch_batch_source.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/patch_grid.cpp
   ${CMAKE_CURRENT_LIST_DIR}/preprocess.cpp
   ${CMAKE_CURRENT_LIST_DIR}/spatial_transforms.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_cache.cpp

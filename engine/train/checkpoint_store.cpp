@@ -1,6 +1,7 @@
 #include "train/checkpoint_store.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -19,6 +20,13 @@ std::string metric_slug(const std::string& metric) {
   return s;
 }
 
+// "val/psnr" -> "psnr": the seed's names carry the metric's last part only.
+std::string metric_short(const std::string& metric) {
+  std::string s = metric.substr(metric.rfind('/') + 1);
+  std::replace_if(s.begin(), s.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '_'; }, '_');
+  return s;
+}
+
 }  // namespace
 
 CheckpointStore::CheckpointStore(CheckpointStoreOptions options) : options_(std::move(options)) {
@@ -32,10 +40,16 @@ CheckpointStore::CheckpointStore(CheckpointStoreOptions options) : options_(std:
     if (!name.empty() && name[0] == '.' && name.find(".tmp-") != std::string::npos) fs::remove(entry.path(), ec);
   }
   const std::regex pattern("best-" + metric_slug(options_.metric) + "-(-?[0-9.]+)-step([0-9]+)\\.safetensors");
+  const std::regex prefixed(std::regex_replace(options_.name_prefix, std::regex("[.]"), "\\.") + "-epoch([0-9]+)-" +
+                            metric_short(options_.metric) + "(-?[0-9]+\\.[0-9]+)\\.safetensors");
   for (const auto& entry : fs::directory_iterator(options_.directory)) {
     std::smatch m;
     const std::string name = entry.path().filename().string();
-    if (std::regex_match(name, m, pattern)) best_.push_back({entry.path().string(), std::stod(m[1]), std::stoi(m[2])});
+    if (options_.name_prefix.empty()) {
+      if (std::regex_match(name, m, pattern)) best_.push_back({entry.path().string(), std::stod(m[1]), std::stoi(m[2])});
+    } else if (std::regex_match(name, m, prefixed)) {
+      best_.push_back({entry.path().string(), std::stod(m[2]), 0});
+    }
   }
   std::sort(best_.begin(), best_.end(), [this](const auto& a, const auto& b) { return better(a.value, b.value); });
 }
@@ -49,12 +63,15 @@ std::string CheckpointStore::save_last(const TensorFile& file) {
   return last_path();
 }
 
-std::optional<std::string> CheckpointStore::offer_best(const TensorFile& file, double value, int step) {
+std::optional<std::string> CheckpointStore::offer_best(const TensorFile& file, double value, int step, int epoch) {
   if (!std::isfinite(value)) return std::nullopt;  // a NaN is never "best"
   const bool room = static_cast<int>(best_.size()) < options_.keep_best;
   if (!room && !better(value, best_.back().value)) return std::nullopt;
   char name[160];
-  std::snprintf(name, sizeof name, "best-%s-%.2f-step%06d.safetensors", metric_slug(options_.metric).c_str(), value, step);
+  if (options_.name_prefix.empty())
+    std::snprintf(name, sizeof name, "best-%s-%.2f-step%06d.safetensors", metric_slug(options_.metric).c_str(), value, step);
+  else  // seed 002: vqgan-patches-epoch05-psnr31.42 (an equal name in the same epoch is replaced)
+    std::snprintf(name, sizeof name, "%s-epoch%02d-%s%.2f.safetensors", options_.name_prefix.c_str(), epoch, metric_short(options_.metric).c_str(), value);
   const std::string path = (fs::path(options_.directory) / name).string();
   write_tensor_file(path, file);
   // Drop a previous entry under the same name (same value and step on resume).

@@ -18,6 +18,9 @@ struct CheckpointStoreOptions {
   int keep_best = 3;
   std::string metric = "val/psnr";
   std::string mode = "max";  // max | min
+  // Non-empty: best files are <name_prefix>-epoch<EE>-<metric's last part><value>
+  // (seed 002's vqgan-patches-epoch05-psnr31.42), never with a '/'.
+  std::string name_prefix;
 };
 
 struct BestCheckpoint {
@@ -33,7 +36,7 @@ class CheckpointStore {
   std::string save_last(const TensorFile& file);
   // Writes a best checkpoint when `value` is finite and ranks in the top k;
   // removes the one it pushes out. Returns the path written, if any.
-  std::optional<std::string> offer_best(const TensorFile& file, double value, int step);
+  std::optional<std::string> offer_best(const TensorFile& file, double value, int step, int epoch = 0);
   const std::vector<BestCheckpoint>& best() const { return best_; }
 
  private:

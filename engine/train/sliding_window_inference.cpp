@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "data/patch_grid.hpp"
 
 namespace medsynth {
 
@@ -18,24 +19,6 @@ std::vector<std::int64_t> window_starts(std::int64_t size, std::int64_t roi, dou
   return starts;
 }
 
-namespace {
-
-at::Tensor gaussian_importance(const std::array<std::int64_t, 3>& roi, double sigma_scale, const at::TensorOptions& options) {
-  at::Tensor map = at::ones({1}, options.dtype(at::kFloat));
-  std::vector<at::Tensor> axes;
-  for (int d = 0; d < 3; ++d) {
-    const double center = (roi[d] - 1) / 2.0;
-    const double sigma = std::max(1e-3, sigma_scale * roi[d]);
-    at::Tensor x = at::arange(roi[d], options.dtype(at::kFloat));
-    axes.push_back(at::exp(-(x - center).pow(2) / (2 * sigma * sigma)));
-  }
-  at::Tensor g = axes[0].view({-1, 1, 1}) * axes[1].view({1, -1, 1}) * axes[2].view({1, 1, -1});
-  g = g / g.max();
-  // Keep the borders contributing a little so that every voxel has weight (MONAI clamps likewise).
-  return g.clamp_min(1e-3);
-}
-
-}  // namespace
 
 at::Tensor sliding_window_inference(const at::Tensor& input, const SlidingWindowOptions& options,
                                     const std::function<at::Tensor(const at::Tensor&)>& predictor) {

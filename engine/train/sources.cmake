@@ -12,4 +12,5 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/tensor_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/training_state.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/training_state.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/vqgan_task.cpp)

@@ -18,6 +18,7 @@
 
 namespace medsynth {
 
+class DistContext;
 class VolumeDataset;
 
 // The first `max_volumes` (0: all) dataset indices of `dataset_size`, the share
@@ -71,6 +72,13 @@ class Task {
   virtual ValidationResult validate_own(int /*rank*/, int /*world_size*/, int /*keep_outputs*/) { return {}; }
   // Voxels of one training sample, for the throughput metric (0: the job's patch size).
   virtual std::int64_t voxels_per_sample() const { return 0; }
+  // The process group of a distributed run (null: one process), given before
+  // make_batch_source; a task whose state is not plain gradients (the VQ-GAN's
+  // EMA codebook) or whose metric is not a mean (the C-index) reduces with it.
+  virtual void attach_dist(DistContext* /*dist*/) {}
+  // The batch whose images the next compute_loss calls receive, for a task
+  // that needs more than the images (the survival task's labels).
+  virtual void observe_batch(const Batch& /*batch*/) {}
 };
 
 }  // namespace medsynth

@@ -28,6 +28,7 @@
 #include "train/autocast_scope.hpp"
 #include "train/autoencoder_task.hpp"
 #include "train/ldm_task.hpp"
+#include "train/vqgan_task.hpp"
 #include "train/checkpoint_store.hpp"
 #include "train/device_choice.hpp"
 #include "train/ema_weights.hpp"
@@ -58,6 +59,7 @@ void apply_memory_format(Task& task, at::MemoryFormat format) {
 std::unique_ptr<Task> make_task(const JobSpec& job) {
   if (job.task == "autoencoder") return std::make_unique<AutoencoderTask>(job);
   if (job.task == "ldm") return std::make_unique<LdmTask>(job);
+  if (job.task == "vqgan") return std::make_unique<VqganTask>(job);
   throw UsageError("task: '" + job.task + "' is not supported by this engine yet");
 }
 
@@ -111,7 +113,7 @@ struct Session {
     if (events) events->checkpoint(path, progress.step, CheckpointKind::last);
     auto it = metrics.find(job.checkpoint.metric);
     if (it != metrics.end()) {
-      if (auto best = store->offer_best(file, it->second, progress.step))
+      if (auto best = store->offer_best(file, it->second, progress.step, progress.epoch))
         if (events) events->checkpoint(*best, progress.step, CheckpointKind::best, job.checkpoint.metric, it->second);
     }
   }
@@ -218,6 +220,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
     }
 
     s.task = make_task(job);
+    s.task->attach_dist(s.dist);
     // Patches of the job's volumes, unless the task brings its own data.
     std::unique_ptr<BatchSource> loader = s.task->make_batch_source(rank, world_size);
     std::optional<VolumeDataset> train_set, val_set;
@@ -283,7 +286,8 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
     // when it opens, which must never race rank 0's writes).
     if (s.rank0)
       s.store = std::make_unique<CheckpointStore>(
-          CheckpointStoreOptions{options.run.checkpoints_dir(), job.checkpoint.keep_best, job.checkpoint.metric, job.checkpoint.mode});
+          CheckpointStoreOptions{options.run.checkpoints_dir(), job.checkpoint.keep_best, job.checkpoint.metric, job.checkpoint.mode,
+                                 job.checkpoint.name_prefix});
 
     if (!options.resume_from.empty()) {
       TensorFile file = read_tensor_file(options.resume_from);
@@ -354,6 +358,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
           auto batch = loader->next();
           if (!batch) throw RuntimeError("data loader ended early in epoch " + std::to_string(s.progress.epoch));
           at::Tensor images = batch->images.to(s.device).contiguous(memory_format);
+          s.task->observe_batch(*batch);
           for (std::size_t g = 0; g < s.optimizers.size(); ++g) {
             if (!s.task->group_active(g, s.progress.step)) continue;
             at::Tensor loss;

@@ -204,7 +204,7 @@ class JobDocumentTest : public QObject {
     QVERIFY(doc.path().isEmpty());
     QVERIFY(doc.is_modified());
     QVERIFY(doc.is_launchable());
-    doc.load_template(*find_template(QStringLiteral("vqgan-patches")));
+    doc.load_template(*find_template(QStringLiteral("resnet-survival")));
     QString why;
     QVERIFY(!doc.is_launchable(&why));
     QVERIFY(why.contains(QStringLiteral("pending")));

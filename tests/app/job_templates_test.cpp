@@ -26,14 +26,16 @@ class JobTemplatesTest : public QObject {
       QCOMPARE(t.engine_supported, t.pending_reason.isEmpty());
     }
     QCOMPARE(ids, (QStringList{"kl-autoencoder-amp", "maisi-autoencoder", "maisi3d-rflow", "maisi3d-ddpm", "fast-ddpm", "ldm-tiny",
-                               "vqgan-patches", "resnet-survival"}));
+                               "vqgan-patches", "vqgan-tiny", "resnet-survival"}));
     QVERIFY(!find_template(QStringLiteral("nope")));
     // The supported templates are the shipped job files themselves.
     QCOMPARE(find_template(QStringLiteral("kl-autoencoder-amp"))->yaml.toUtf8(),
              test::read_all(test::source_dir() + "/resources/jobs/quickstart.yaml"));
     QCOMPARE(find_template(QStringLiteral("maisi-autoencoder"))->yaml.toUtf8(),
              test::read_all(test::source_dir() + "/resources/jobs/maisi-autoencoder.yaml"));
-    for (const char* id : {"maisi3d-rflow", "maisi3d-ddpm", "fast-ddpm", "ldm-tiny"})
+    QCOMPARE(find_template(QStringLiteral("vqgan-patches"))->yaml.toUtf8(),
+             test::read_all(test::source_dir() + "/resources/jobs/vqgan-ctpa-patches.yaml"));
+    for (const char* id : {"maisi3d-rflow", "maisi3d-ddpm", "fast-ddpm", "ldm-tiny", "vqgan-tiny"})
       QCOMPARE(find_template(QString::fromLatin1(id))->yaml.toUtf8(),
                test::read_all(test::source_dir() + "/resources/jobs/" + QString::fromLatin1(id) + ".yaml"));
   }
@@ -48,7 +50,7 @@ class JobTemplatesTest : public QObject {
         if (i.path != QLatin1String("data.path")) problems << i.to_string();
       QVERIFY2(problems.isEmpty(), qPrintable(t.id + ": " + problems.join("; ")));
       QVERIFY(doc.spec().has_value());
-      QVERIFY2(doc.spec()->task == "autoencoder" || doc.spec()->task == "ldm", qPrintable(t.id));
+      QVERIFY2(doc.spec()->task == "autoencoder" || doc.spec()->task == "ldm" || doc.spec()->task == "vqgan", qPrintable(t.id));
       QVERIFY(doc.is_launchable());
     }
   }

@@ -3,6 +3,7 @@ medsynth_add_test(NAME medsynth_data_tests
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/batch_loader_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/ct_phantom_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/patch_grid_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/transforms_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/volume_cache_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/volume_dataset_test.cpp

@@ -21,3 +21,7 @@ medsynth_add_test(NAME models_monai_parity_test
   LIBS medsynth_engine nlohmann_json::nlohmann_json
   LABELS unit)
 target_compile_definitions(models_monai_parity_test PRIVATE MEDSYNTH_MODELS_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+medsynth_add_test(NAME models_vector_quantizer_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/vector_quantizer_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)

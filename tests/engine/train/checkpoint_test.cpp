@@ -2,6 +2,8 @@
 // SIGKILL mid-write, corrupt files refused with the path, best-k rotation.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <ATen/ATen.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -125,6 +127,26 @@ TEST(CheckpointStore, KeepsTheBestKByMetricAndNeverANan) {
   CheckpointStore reopened({dir.path().string(), 2, "val/psnr", "max"});  // resume sees the same ranking
   ASSERT_EQ(reopened.best().size(), 2u);
   EXPECT_DOUBLE_EQ(reopened.best()[0].value, 30.25);
+}
+
+TEST(CheckpointStore, NamePrefixGivesTheSeedsEpochAndPsnrNamesAndSurvivesAResume) {
+  test::TempDir dir("store-prefix");
+  CheckpointStore store({dir.path().string(), 3, "val/psnr", "max", "vqgan-patches"});
+  auto a = store.offer_best(sample_file(1), 27.456, 100, 4);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(fs::path(*a).filename().string(), "vqgan-patches-epoch04-psnr27.46.safetensors");
+  EXPECT_TRUE(store.offer_best(sample_file(2), 29.0, 200, 9));
+  EXPECT_TRUE(store.offer_best(sample_file(3), 28.0, 300, 12));
+  EXPECT_TRUE(store.offer_best(sample_file(4), 30.5, 400, 15));  // pushes out epoch 4
+  EXPECT_FALSE(fs::exists(*a));
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir.path())) names.insert(e.path().filename().string());
+  EXPECT_EQ(names, (std::set<std::string>{"vqgan-patches-epoch09-psnr29.00.safetensors", "vqgan-patches-epoch12-psnr28.00.safetensors",
+                                          "vqgan-patches-epoch15-psnr30.50.safetensors"}));
+  CheckpointStore reopened({dir.path().string(), 3, "val/psnr", "max", "vqgan-patches"});
+  ASSERT_EQ(reopened.best().size(), 3u);
+  EXPECT_DOUBLE_EQ(reopened.best()[0].value, 30.5);
+  EXPECT_DOUBLE_EQ(reopened.best()[2].value, 28.0);
 }
 
 TEST(LrSchedule, WarmupThenCosineToTheFloor) {

@@ -13,3 +13,11 @@ medsynth_add_test(NAME train_sliding_window_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/sliding_window_test.cpp
   LIBS medsynth_engine
   LABELS unit)
+# The patch VQ-GAN's must-show: vqgan-tiny on 2 processes through the real binary.
+medsynth_add_test(NAME train_vqgan_tiny_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/vqgan_tiny_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS dist
+  TIMEOUT 900)
+add_dependencies(train_vqgan_tiny_test medsynth-engine)
+target_compile_definitions(train_vqgan_tiny_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

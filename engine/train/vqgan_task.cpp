@@ -1,0 +1,229 @@
+#include "train/vqgan_task.hpp"
+
+#include <ATen/ATen.h>
+
+#include "core/error.hpp"
+#include "data/patch_batch_source.hpp"
+#include "data/volume_dataset.hpp"
+#include "data/volume_tensor.hpp"
+#include "dist/process_group.hpp"
+#include "models/patch_discriminator.hpp"
+#include "models/vqgan.hpp"
+#include "train/autocast_scope.hpp"
+#include "train/image_metrics.hpp"
+#include "train/losses.hpp"
+
+namespace medsynth {
+
+PatchGridOptions patch_grid_options(const DataSpec& data) {
+  PatchGridOptions o;
+  for (int d = 0; d < 3; ++d) {
+    const int axis = 2 - d;  // job files list x, y, z
+    o.patch[d] = data.patch_size[axis];
+    o.stride[d] = data.patch_stride[axis] > 0 ? data.patch_stride[axis] : data.patch_size[axis];
+  }
+  return o;
+}
+
+struct VqganTask::Impl {
+  JobSpec job;
+  Vqgan vqgan{nullptr};
+  PatchDiscriminator discriminator{nullptr};
+  c10::Device device{c10::kCPU};
+  DistContext* dist = nullptr;
+  at::Tensor last_reconstruction;
+  std::unique_ptr<VolumeDataset> train_set, val_set;
+};
+
+VqganTask::VqganTask(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
+  impl_->job = job;
+  const VqganSpec& q = job.model.vqgan;
+  VectorQuantizerOptions vq;
+  vq.num_embeddings = q.num_embeddings;
+  vq.embedding_dim = q.embedding_dim;
+  vq.commitment_cost = q.commitment_cost;
+  vq.ema = q.codebook_update == "ema";
+  vq.decay = q.ema_decay;
+  vq.dead_code_threshold = q.dead_code_threshold;
+  impl_->vqgan = Vqgan(AutoencoderKLOptions::from_spec(job.model.autoencoder, job.loss), vq);
+  if (q.image_gan_weight > 0) {
+    PatchDiscriminatorOptions d = PatchDiscriminatorOptions::from_spec(job.model.discriminator);
+    d.in_channels = job.model.autoencoder.out_channels;
+    impl_->discriminator = PatchDiscriminator(d);
+  }
+}
+
+VqganTask::~VqganTask() = default;
+
+std::vector<NamedModule> VqganTask::modules() {
+  std::vector<NamedModule> out{{"vqgan", impl_->vqgan.ptr()}};
+  if (impl_->discriminator) out.push_back({"discriminator", impl_->discriminator.ptr()});
+  return out;
+}
+
+std::vector<OptimizerGroup> VqganTask::optimizer_groups() {
+  std::vector<OptimizerGroup> groups;
+  auto make = [](const std::string& group, const std::string& prefix, torch::nn::Module& m) {
+    OptimizerGroup g;
+    g.name = group;
+    for (const auto& item : m.named_parameters(true)) {
+      g.parameters.push_back(item.value());
+      g.parameter_names.push_back(prefix + "." + item.key());
+    }
+    return g;
+  };
+  groups.push_back(make("generator", "vqgan", *impl_->vqgan));
+  if (impl_->discriminator) groups.push_back(make("discriminator", "discriminator", *impl_->discriminator));
+  return groups;
+}
+
+bool VqganTask::group_active(std::size_t group, int step) const {
+  if (group == 0) return true;
+  return impl_->discriminator && step >= impl_->job.model.vqgan.discriminator_iter_start;
+}
+
+void VqganTask::attach_dist(DistContext* dist) {
+  impl_->dist = dist;
+  if (!dist) return;
+  // EMA statistics and restart vectors are summed over ranks, so every rank
+  // keeps the same codebook (gradients alone would not keep EMA buffers equal).
+  impl_->vqgan->quantizer->set_reduce([dist](std::vector<at::Tensor>& tensors) {
+    // One flat buffer: a Gloo all-reduce over several tensors wants equal shapes.
+    std::vector<at::Tensor> flat;
+    for (auto& t : tensors) flat.push_back(t.detach().to(at::kCPU, at::kFloat).reshape({-1}));
+    std::vector<at::Tensor> buffer{at::cat(flat).contiguous()};
+    dist->all_reduce_sum(buffer, "vqgan codebook statistics");
+    std::int64_t offset = 0;
+    for (auto& t : tensors) {
+      const std::int64_t n = t.numel();
+      t = buffer[0].slice(0, offset, offset + n).view(t.sizes()).to(t.device(), t.scalar_type());
+      offset += n;
+    }
+  });
+}
+
+at::Tensor VqganTask::compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>&, int step,
+                                   std::map<std::string, double>& terms) {
+  auto& m = *impl_;
+  if (group == 0) {
+    VqganOutput out = m.vqgan->forward(batch);
+    at::Tensor recon_loss = reconstruction_loss(out.reconstruction.to(at::kFloat), batch.to(at::kFloat), m.job.loss.recon_loss);
+    at::Tensor loss = recon_loss + out.quantizer.loss;
+    terms["train/recon_loss"] += recon_loss.item<double>();
+    terms["train/vq_loss"] += out.quantizer.loss.item<double>();
+    terms["train/perplexity"] += out.quantizer.perplexity;
+    terms["train/codes_restarted"] += out.quantizer.restarted;
+    if (group_active(1, step)) {
+      for (auto& p : m.discriminator->parameters()) p.requires_grad_(false);
+      at::Tensor adv = generator_adversarial_loss(m.discriminator->forward(out.reconstruction).to(at::kFloat));
+      for (auto& p : m.discriminator->parameters()) p.requires_grad_(true);
+      loss = loss + m.job.model.vqgan.image_gan_weight * adv;
+      terms["train/gen_adv_loss"] += adv.item<double>();
+    }
+    m.last_reconstruction = out.reconstruction.detach();
+    return loss;
+  }
+  at::Tensor real_logits = m.discriminator->forward(batch);
+  at::Tensor fake_logits = m.discriminator->forward(m.last_reconstruction);
+  at::Tensor loss = discriminator_loss(real_logits.to(at::kFloat), fake_logits.to(at::kFloat));
+  terms["train/disc_loss"] += loss.item<double>();
+  return loss;
+}
+
+std::unique_ptr<BatchSource> VqganTask::make_batch_source(int rank, int world_size) {
+  auto& m = *impl_;
+  const auto seed = static_cast<std::uint64_t>(m.job.training.base_seed);
+  m.train_set = std::make_unique<VolumeDataset>(m.job.data, "train", seed);
+  m.val_set = std::make_unique<VolumeDataset>(m.job.data, "val", seed);
+  PatchSourceOptions o;
+  o.grid = patch_grid_options(m.job.data);
+  o.batch_size = m.job.training.batch_size;
+  o.foreground_threshold = m.job.data.foreground_threshold;
+  o.min_foreground = m.job.data.patch_min_foreground;
+  o.base_seed = seed;
+  o.rank = rank;
+  o.world_size = world_size;
+  PatchBatchSource::AgreeMin agree;
+  if (m.dist) {
+    DistContext* dist = m.dist;
+    agree = [dist, world_size, rank](std::int64_t count) {
+      std::vector<double> counts(static_cast<std::size_t>(world_size), 0.0);
+      counts[static_cast<std::size_t>(rank)] = static_cast<double>(count);
+      counts = dist->all_reduce_sum(counts, "vqgan patch counts");
+      return static_cast<std::int64_t>(*std::min_element(counts.begin(), counts.end()));
+    };
+  }
+  return std::make_unique<PatchBatchSource>(*m.train_set, o, agree);
+}
+
+std::int64_t VqganTask::voxels_per_sample() const {
+  const auto& p = impl_->job.data.patch_size;
+  return std::int64_t{p[0]} * p[1] * p[2];
+}
+
+at::Tensor VqganTask::reconstruct_volume(const at::Tensor& image) {
+  const PatchGridOptions options = patch_grid_options(impl_->job.data);
+  const PatchGrid grid = make_patch_grid({image.size(2), image.size(3), image.size(4)}, options);
+  const bool overlap = options.stride != options.patch;
+  PatchStitcher stitcher(grid, image.size(1), overlap ? PatchBlend::gaussian : PatchBlend::constant, at::TensorOptions());
+  const double fill = image.min().item<double>();
+  const std::size_t batch = 4;  // patches per forward: bounds memory on 128^3 patches
+  for (std::size_t first = 0; first < grid.size(); first += batch) {
+    std::vector<at::Tensor> patches;
+    const std::size_t last = std::min(grid.size(), first + batch);
+    for (std::size_t i = first; i < last; ++i) patches.push_back(extract_patch(image, grid, i, fill));
+    at::Tensor recon = impl_->vqgan->reconstruct(at::stack(patches).to(impl_->device)).to(at::kCPU, at::kFloat);
+    for (std::size_t i = first; i < last; ++i) stitcher.add(i, recon[static_cast<std::int64_t>(i - first)]);
+  }
+  return stitcher.result().unsqueeze(0);
+}
+
+ValidationResult VqganTask::validate_own(int rank, int world_size, int keep_outputs) {
+  auto& m = *impl_;
+  at::NoGradGuard no_grad;
+  AutocastScope autocast(m.job.training.amp, m.device.type());
+  train_mode(false);
+  ValidationResult result;
+  double psnr_sum = 0, ssim_sum = 0, perplexity_sum = 0;
+  const auto items = validation_items(m.val_set->size(), m.job.training.val_max_volumes, rank, world_size);
+  for (std::size_t n = 0; n < items.size(); ++n) {
+    const Volume& volume = m.val_set->get(items[n]);
+    at::Tensor image = volume_to_tensor(volume);
+    at::Tensor recon = reconstruct_volume(image).clamp(0.0, 1.0);
+    psnr_sum += psnr(recon, image, 1.0);
+    ssim_sum += ssim3d(recon, image);
+    // Codebook usage on the held-out volume: perplexity of its codes.
+    const PatchGrid grid = make_patch_grid({image.size(2), image.size(3), image.size(4)}, patch_grid_options(m.job.data));
+    at::Tensor counts = at::zeros({m.job.model.vqgan.num_embeddings});
+    for (std::size_t i = 0; i < grid.size(); ++i) {
+      at::Tensor patch = extract_patch(image, grid, i, image.min().item<double>()).unsqueeze(0).to(m.device);
+      at::Tensor z = m.vqgan->pre_quant_conv->forward(m.vqgan->encoder->forward(patch)).to(at::kFloat);
+      at::Tensor idx = m.vqgan->quantizer->nearest(z.permute({0, 2, 3, 4, 1}).reshape({-1, z.size(1)})).to(at::kCPU);
+      counts.index_add_(0, idx, at::ones({idx.size(0)}));
+    }
+    at::Tensor p = counts / counts.sum();
+    perplexity_sum += at::exp(-(p * at::log(p + 1e-10)).sum()).item<double>();
+    if (static_cast<int>(n) < keep_outputs) result.outputs.emplace_back("reconstruction-" + m.val_set->id(items[n]), tensor_to_volume(recon, volume));
+  }
+  train_mode(true);
+  result.count = static_cast<int>(items.size());
+  if (result.count > 0) {
+    result.metrics["val/psnr"] = psnr_sum / result.count;
+    result.metrics["val/ssim"] = ssim_sum / result.count;
+    result.metrics["val/perplexity"] = perplexity_sum / result.count;
+  }
+  return result;
+}
+
+void VqganTask::to(const c10::Device& device) {
+  impl_->device = device;
+  impl_->vqgan->to(device);
+  if (impl_->discriminator) impl_->discriminator->to(device);
+}
+
+void VqganTask::train_mode(bool on) {
+  impl_->vqgan->train(on);
+  if (impl_->discriminator) impl_->discriminator->train(on);
+}
+
+}  // namespace medsynth

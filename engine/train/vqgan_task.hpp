@@ -1,0 +1,49 @@
+// The patch-based 3D VQ-GAN task (task: vqgan, seed 002): trains on grid
+// patches of large volumes (each rank its own volumes, patch_batch_source.hpp),
+// with L1/L2 reconstruction + the quantizer's commitment (and codebook) loss,
+// and a 3D PatchGAN discriminator that joins at
+// model.vqgan.discriminator_iter_start with weight image_gan_weight.
+// Validation decodes every grid patch of each held-out volume, stitches them
+// back (Gaussian blending where patches overlap) and reports PSNR and SSIM on
+// the whole volume, plus the codebook perplexity. No perceptual loss: no
+// perceptual network ships with medsynth (loss.perceptual_weight must be 0).
+#pragma once
+
+#include <memory>
+
+#include "config/job_spec.hpp"
+#include "data/patch_grid.hpp"
+#include "train/task.hpp"
+
+namespace medsynth {
+
+class VqganTask : public Task {
+ public:
+  explicit VqganTask(const JobSpec& job);
+  ~VqganTask() override;
+  std::string name() const override { return "vqgan"; }
+  std::vector<NamedModule> modules() override;
+  std::vector<OptimizerGroup> optimizer_groups() override;
+  bool group_active(std::size_t group, int step) const override;
+  at::Tensor compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>& sample_keys, int step,
+                          std::map<std::string, double>& terms) override;
+  ValidationResult validate(const VolumeDataset&, const std::vector<std::size_t>&, int) override { return {}; }
+  std::unique_ptr<BatchSource> make_batch_source(int rank, int world_size) override;
+  ValidationResult validate_own(int rank, int world_size, int keep_outputs) override;
+  std::int64_t voxels_per_sample() const override;
+  void attach_dist(DistContext* dist) override;
+  void to(const c10::Device& device) override;
+  void train_mode(bool on) override;
+
+  // The whole volume [1, 1, Z, Y, X] through the grid patches, stitched.
+  at::Tensor reconstruct_volume(const at::Tensor& image);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The patch grid options of a job: data.patch_size / data.patch_stride in tensor order.
+PatchGridOptions patch_grid_options(const DataSpec& data);
+
+}  // namespace medsynth
