@@ -36,6 +36,9 @@ void visit_job(Job& job, Visitor& v) {
     v.field("patch_stride", d.patch_stride);
     v.field("patch_min_foreground", d.patch_min_foreground);
     v.field("foreground_threshold", d.foreground_threshold);
+    v.field("covariates", d.covariates);
+    v.field("smart_cache", d.smart_cache);
+    v.field("replace_rate", d.replace_rate);
     v.field("random_flip", d.random_flip);
     v.field("cache_rate", d.cache_rate);
     v.field("num_workers", d.num_workers);
@@ -84,6 +87,15 @@ void visit_job(Job& job, Visitor& v) {
       v.field("dead_code_threshold", q.dead_code_threshold);
       v.field("discriminator_iter_start", q.discriminator_iter_start);
       v.field("image_gan_weight", q.image_gan_weight);
+    });
+    v.section("resnet", [&] {
+      auto& r = job.model.resnet;
+      v.field("depth", r.depth);
+      v.field("block_inplanes", r.block_inplanes);
+      v.field("conv1_t_size", r.conv1_t_size);
+      v.field("conv1_t_stride", r.conv1_t_stride);
+      v.field("no_max_pool", r.no_max_pool);
+      v.field("norm", r.norm);
     });
   });
   v.section("loss", [&] {

@@ -44,6 +44,12 @@ struct DataSpec {
   std::array<int, 3> patch_stride{0, 0, 0};
   double patch_min_foreground = 0.0;  // keep only grid patches with at least this share of foreground voxels
   double foreground_threshold = 0.1;  // normalised intensity above which a voxel is foreground (0.1: -800 HU)
+  // task survival (seed 004): clinical covariate columns of the CSV manifest,
+  // comma-separated ("" = none), and MONAI's SmartCacheDataset: hold
+  // cache_rate of the volumes, replace replace_rate of the cache each epoch.
+  std::string covariates;
+  bool smart_cache = false;
+  double replace_rate = 0.1;
   bool random_flip = true;
   // Loading (MONAI CacheDataset / DataLoader names).
   double cache_rate = 1.0;          // fraction of preprocessed volumes kept in memory
@@ -96,11 +102,22 @@ struct VqganSpec {
   double image_gan_weight = 1.0;         // seed: weight of the 3D patch discriminator's generator loss
   bool operator==(const VqganSpec&) const = default;
 };
+// task survival: MONAI's 3D ResNet (seed 004 uses resnet50) with a risk head.
+struct ResNetSpec {
+  int depth = 50;                                     // 10 | 18 | 34 | 50
+  std::vector<int> block_inplanes{64, 128, 256, 512}; // channels of layer1..layer4 (x4 for depth 50)
+  int conv1_t_size = 7;
+  int conv1_t_stride = 1;
+  bool no_max_pool = false;
+  std::string norm = "batch";                         // batch (MONAI) | group
+  bool operator==(const ResNetSpec&) const = default;
+};
 struct ModelSpec {
   AutoencoderSpec autoencoder;
   DiscriminatorSpec discriminator;
   DiffusionUnetOptions diffusion_unet;  // task ldm; in/out channels follow autoencoder.latent_channels
   VqganSpec vqgan;                      // task vqgan
+  ResNetSpec resnet;                    // task survival
 
   bool operator==(const ModelSpec&) const = default;
 };

@@ -2,6 +2,7 @@
 // supported features, data paths), all collected so the researcher fixes a job
 // file in one pass. Types and unknown keys are the reader's business; this file
 // also serves jobs built in code (the console's editor, tests).
+#include <cctype>
 #include <cmath>
 
 #include "config/job_data_paths.hpp"
@@ -25,10 +26,7 @@ void check_top(const JobSpec& job, Checks& c) {
     if (!ok)
       c.fail("name", "may hold only letters, digits, '.', '_' and '-' (it names the run directory; got \"" + job.name + "\")");
   }
-  if (job.task == "survival")
-    c.fail("task", "not supported yet: survival arrives with a later release");
-  else
-    c.one_of("task", job.task, {"autoencoder", "ldm", "vqgan"});
+  c.one_of("task", job.task, {"autoencoder", "ldm", "vqgan", "survival"});
 }
 
 template <class T, std::size_t N>
@@ -259,6 +257,36 @@ void check_vqgan(const JobSpec& job, Checks& c) {
     }
 }
 
+// Checked for every task, like the ldm fields.
+void check_survival(const JobSpec& job, Checks& c) {
+  const auto& r = job.model.resnet;
+  const std::string p = "model.resnet.";
+  if (r.depth != 10 && r.depth != 18 && r.depth != 34 && r.depth != 50)
+    c.fail(p + "depth", "must be 10, 18, 34 or 50 (got " + std::to_string(r.depth) + ")");
+  if (r.block_inplanes.size() != 4) {
+    c.fail(p + "block_inplanes", "expected 4 values, one per layer (got " + std::to_string(r.block_inplanes.size()) + ")");
+  } else {
+    for (int v : r.block_inplanes)
+      if (v < 1) {
+        c.fail(p + "block_inplanes", "every entry must be >= 1 (got " + list_text(r.block_inplanes) + ")");
+        break;
+      }
+  }
+  if (r.conv1_t_size < 1 || r.conv1_t_size % 2 == 0) c.fail(p + "conv1_t_size", "must be odd and >= 1 (got " + std::to_string(r.conv1_t_size) + ")");
+  c.at_least(p + "conv1_t_stride", r.conv1_t_stride, 1);
+  c.one_of(p + "norm", r.norm, {"batch", "group"});
+  c.within("data.replace_rate", job.data.replace_rate, 0.0, 1.0);
+  if (job.data.smart_cache && !(job.data.cache_rate > 0))
+    c.fail("data.cache_rate", "must be > 0 with data.smart_cache (the cache must hold at least one volume)");
+  for (char ch : job.data.covariates)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == ',' || ch == ' ' || ch == '-' || ch == '.')) {
+      c.fail("data.covariates", "comma-separated CSV column names (got \"" + job.data.covariates + "\")");
+      break;
+    }
+  if (job.task == "survival" && job.data.source == DataSource::folder)
+    c.fail("data.source", "task survival reads its labels from a CSV manifest (source csv) or simulates them (source simulated), not from a folder");
+}
+
 }  // namespace
 
 std::vector<FieldError> validate_job(const JobSpec& job) {
@@ -272,6 +300,7 @@ std::vector<FieldError> validate_job(const JobSpec& job) {
   check_checkpoint_and_output(job, checks, errors);
   check_latent_diffusion(job, checks, errors);
   check_vqgan(job, checks);
+  check_survival(job, checks);
   return errors;
 }
 

@@ -23,6 +23,9 @@ struct Batch {
   // so a run draws the same noise whatever the ranks, batch size or
   // accumulation — 2 ranks x batch b train exactly like 1 rank x batch 2b.
   std::vector<std::uint64_t> sample_keys;
+  // Per-sample targets of a supervised task, [B, L] float64 (the survival
+  // task: time, event, covariates); undefined for image-only tasks.
+  at::Tensor labels;
   int index = 0;                         // batch number within the epoch
 };
 

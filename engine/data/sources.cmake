@@ -7,6 +7,9 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/patch_batch_source.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_grid.cpp
   ${CMAKE_CURRENT_LIST_DIR}/preprocess.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/smart_cache.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/survival_data.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/survival_labels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/spatial_transforms.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_dataset.cpp

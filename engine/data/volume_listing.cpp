@@ -170,6 +170,8 @@ std::vector<VolumeEntry> read_volume_manifest(const std::string& csv_path) {
     } else {
       throw DataError(where(record_line), "image '" + cell + "' is neither a .nii/.nii.gz file nor a DICOM folder");
     }
+    entries.back().source = where(record_line);
+    for (std::size_t c = 0; c < header.size(); ++c) entries.back().columns[trim(header[c])] = trim(fields[c]);
   }
   if (header.empty()) throw DataError(csv_path, "empty manifest (expected a header row with a column 'image')");
   if (entries.empty()) throw DataError(csv_path, "no images listed");

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,10 @@ struct VolumeEntry {
   std::string path;          // a .nii/.nii.gz file, or a folder holding one DICOM series
   std::string id;            // file stem ("case_001" for case_001.nii.gz) or folder name
   bool dicom_series = false;
+  // From a CSV manifest: the line of the row and every cell by column name
+  // (trimmed), so other readers (the survival table) report errors by line.
+  std::string source;        // "manifest.csv:7"
+  std::map<std::string, std::string> columns;
 };
 
 // The file stem without .nii/.nii.gz (or the last path component for a folder).

@@ -8,6 +8,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_kl_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_kl.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_discriminator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/resnet3d.cpp
   ${CMAKE_CURRENT_LIST_DIR}/vector_quantizer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/vqgan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/../train/losses.cpp

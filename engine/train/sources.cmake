@@ -9,6 +9,8 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ldm_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sliding_window_inference.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/survival_metrics.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/survival_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensor_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp

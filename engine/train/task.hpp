@@ -43,6 +43,9 @@ struct ValidationResult {
   std::map<std::string, double> metrics;       // "val/psnr", "val/ssim", ...: means over the items
   int count = 0;                               // items validated (weights the mean when ranks combine)
   std::vector<std::pair<std::string, Volume>> outputs;  // (file stem, volume) to write
+  // (file name, text) written atomically into output/ by rank 0 at every
+  // validation, e.g. the survival task's per-patient risk scores (CSV).
+  std::vector<std::pair<std::string, std::string>> files;
 };
 
 class Task {

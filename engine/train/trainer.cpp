@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -28,7 +29,9 @@
 #include "train/autocast_scope.hpp"
 #include "train/autoencoder_task.hpp"
 #include "train/ldm_task.hpp"
+#include "train/survival_task.hpp"
 #include "train/vqgan_task.hpp"
+#include "volume/atomic_file.hpp"
 #include "train/checkpoint_store.hpp"
 #include "train/device_choice.hpp"
 #include "train/ema_weights.hpp"
@@ -60,6 +63,7 @@ std::unique_ptr<Task> make_task(const JobSpec& job) {
   if (job.task == "autoencoder") return std::make_unique<AutoencoderTask>(job);
   if (job.task == "ldm") return std::make_unique<LdmTask>(job);
   if (job.task == "vqgan") return std::make_unique<VqganTask>(job);
+  if (job.task == "survival") return std::make_unique<SurvivalTask>(job);
   throw UsageError("task: '" + job.task + "' is not supported by this engine yet");
 }
 
@@ -139,6 +143,17 @@ struct Session {
     std::string line = "validation at step " + std::to_string(progress.step) + ":";
     for (const auto& [name, value] : r.metrics) line += " " + name + "=" + std::to_string(value);
     info(line + " (" + std::to_string(std::chrono::duration<double>(Clock::now() - started).count()) + " s)");
+    if (rank0) {
+      for (const auto& [name, text] : r.files) {
+        const std::string path = options.run.output_dir() + "/" + name;
+        write_file_atomically(path, "", [&](const std::string& temp) {
+          std::ofstream out(temp, std::ios::binary);
+          out << text;
+          if (!out.flush()) throw RuntimeError(temp + ": write failed");
+        });
+        if (events) events->artifact(path, "table", progress.step);
+      }
+    }
     if (write_outputs && rank0) {
       for (const auto& [stem, volume] : r.outputs) {
         const std::string path = options.run.output_dir() + "/" + stem + ".nii.gz";
