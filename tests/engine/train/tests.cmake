@@ -21,3 +21,11 @@ medsynth_add_test(NAME train_vqgan_tiny_test
   TIMEOUT 900)
 add_dependencies(train_vqgan_tiny_test medsynth-engine)
 target_compile_definitions(train_vqgan_tiny_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# The survival workflow: Cox loss, C-index, SmartCache, CSV labels, survival-tiny end to end.
+medsynth_add_test(NAME train_survival_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/survival_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit
+  TIMEOUT 600)
+add_dependencies(train_survival_test medsynth-engine)
+target_compile_definitions(train_survival_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
