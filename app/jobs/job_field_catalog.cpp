@@ -45,7 +45,7 @@ QStringList names(std::initializer_list<const char*> list) {
 const QHash<QString, Presentation>& presentation() {
   static const QHash<QString, Presentation> table = {
       {"name", {"Run name", "Names the run directory: runs/<name>-<YYYYmmdd-HHMMSS>. Letters, digits, '.', '_', '-'.", 0, 0, {}, false, "Checkpoints & output"}},
-      {"task", {"Task", "autoencoder: the MAISI KL autoencoder; ldm: the whole latent diffusion pipeline (autoencoder, encode, diffusion UNet, generate); vqgan: the patch-based 3D VQ-GAN; survival arrives later.", 0, 0, names({"autoencoder", "ldm", "vqgan", "survival"})}},
+      {"task", {"Task", "autoencoder: the MAISI KL autoencoder; ldm: the whole latent diffusion pipeline (autoencoder, encode, diffusion UNet, generate); vqgan: the patch-based 3D VQ-GAN; survival: a 3D ResNet risk model (Cox loss, C-index).", 0, 0, names({"autoencoder", "ldm", "vqgan", "survival"})}},
       {"data.source", {"Data source", "simulated: CT-like phantoms (the seeds' default); folder: .nii/.nii.gz files or DICOM series; csv: a manifest with an 'image' column."}},
       {"data.path", {"Data path", "Folder of volumes or CSV manifest (folder/csv sources). Must exist."}},
       {"data.modality", {"Modality", "Chooses the intensity normalisation: a HU window for CT, percentiles for MRI."}},
@@ -167,6 +167,15 @@ const QHash<QString, Presentation>& presentation() {
       {"model.vqgan.dead_code_threshold", {"Dead-code threshold", "Codes whose usage share falls below this are restarted on encoder outputs; 0: never.", 0, 0.999999, {}, true}},
       {"model.vqgan.discriminator_iter_start", {"Discriminator from step", "discriminator_iter_start: the 3D patch discriminator joins at this optimizer step (seed: 10000).", 0, 1e9}},
       {"model.vqgan.image_gan_weight", {"Image GAN weight", "image_gan_weight: weight of the discriminator's generator loss (seed: 1.0); 0 disables it.", 0, 1e6}},
+      {"data.covariates", {"Clinical covariates", "Survival: comma-separated CSV columns added to the risk as a linear term (e.g. \"age, sex\"); empty: none.", 0, 0, {}, true}},
+      {"data.smart_cache", {"SmartCache", "Survival: MONAI SmartCacheDataset - hold cache_rate of the volumes, replace replace_rate of them each epoch in the background."}},
+      {"data.replace_rate", {"Replace rate", "Share of the SmartCache replaced each epoch (seed: 0.3 with cache_rate 0.7).", 0, 1, {}, true}},
+      {"model.resnet.depth", {"ResNet depth", "10, 18, 34 (BasicBlock) or 50 (Bottleneck; the seed's resnet50).", 10, 50}},
+      {"model.resnet.block_inplanes", {"ResNet widths", "Channels of layer1..layer4 (MONAI: 64, 128, 256, 512; x4 for depth 50).", 1, 4096, {}, true}},
+      {"model.resnet.conv1_t_size", {"First conv kernel", "Kernel of conv1 (MONAI: 7); odd.", 1, 31, {}, true}},
+      {"model.resnet.conv1_t_stride", {"First conv stride", "Stride of conv1 (MONAI: 1).", 1, 8, {}, true}},
+      {"model.resnet.no_max_pool", {"No max-pool", "Skip the max-pool after conv1 (MONAI's no_max_pool).", 0, 0, {}, true}},
+      {"model.resnet.norm", {"ResNet norm", "batch (MONAI; statistics averaged over processes before validation) or group.", 0, 0, names({"batch", "group"}), true}},
       {"checkpoint.name_prefix", {"Checkpoint name prefix", "Empty: best-<metric>-<value>-step<N>; else <prefix>-epochXX-psnrYY.YY (seed: vqgan-patches).", 0, 0, {}, true}},
   };
   return table;

@@ -71,8 +71,13 @@ QList<JobTemplate> builtin_templates() {
            "validates PSNR/SSIM on whole stitched volumes.",
            "jobs/vqgan-tiny.yaml", nullptr),
       make("resnet-survival", "3D ResNet survival (MACE prediction)", "Survival model - multi-GPU guide",
-           "A ResNet-50 survival model on volumes listed in a CSV manifest, with smart caching and AMP.",
-           "templates/resnet-survival.yaml", "engine support pending (survival issue)"),
+           "A ResNet-50 survival model (Cox loss, C-index) on volumes listed in a CSV manifest, with MONAI's "
+           "SmartCache and AMP; risk scores per patient in risk_scores.csv.",
+           "jobs/resnet-survival.yaml", nullptr),
+      make("survival-tiny", "Survival model (CPU, minutes)", "Survival model - multi-GPU guide",
+           "A ResNet-10 survival model on simulated CT phantoms whose lesion size sets the hazard; reaches a "
+           "validation C-index above 0.7 in under a minute.",
+           "jobs/survival-tiny.yaml", nullptr),
   };
   return templates;
 }

@@ -4,8 +4,8 @@
 // carry the seeds' settings in our job-file vocabulary so far as it exists,
 // are marked engine_supported = false with the reason, and can never be
 // launched (JobDocument::is_launchable, LaunchRequest::validate).
-// The YAML is compiled into medsynth_app as Qt resources (resources/templates/,
-// and resources/jobs/ for the supported ones).
+// The YAML is compiled into medsynth_app as Qt resources: the shipped job
+// files of resources/jobs/.
 #pragma once
 
 #include <QList>

@@ -204,7 +204,10 @@ class JobDocumentTest : public QObject {
     QVERIFY(doc.path().isEmpty());
     QVERIFY(doc.is_modified());
     QVERIFY(doc.is_launchable());
-    doc.load_template(*find_template(QStringLiteral("resnet-survival")));
+    JobTemplate pending = *find_template(QStringLiteral("kl-autoencoder-amp"));
+    pending.engine_supported = false;
+    pending.pending_reason = QStringLiteral("engine support pending (test)");
+    doc.load_template(pending);
     QString why;
     QVERIFY(!doc.is_launchable(&why));
     QVERIFY(why.contains(QStringLiteral("pending")));
