@@ -347,7 +347,8 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
     }
     if (options.resume_from.empty() && s.rank0) s.save_last();  // the NaN guard's rollback target before the first validation
     s.info("training " + job.task + " on " + s.device.str() + (s.dist ? " as rank " + std::to_string(rank) + " of " + std::to_string(world_size) + " (" + s.dist->backend_name() + ")" : std::string()) + " for " + std::to_string(s.total_steps) + " steps (" +
-           std::to_string(train_set ? train_set->size() : loader->item_count()) + " train / " + std::to_string(val_set ? val_set->size() : 0) + " val volumes, " +
+           (train_set ? std::to_string(train_set->size()) + " train / " + std::to_string(val_set->size()) + " val volumes, "
+                      : std::to_string(loader->item_count()) + " training items on this rank, ") +
            std::to_string(at::get_num_threads()) + " threads)");
     if (options.progress_bar && !options.quiet) s.bar = std::make_unique<ProgressBar>();
     if (s.bar) s.logger->attach_progress_bar(s.bar.get());
