@@ -3,7 +3,6 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
-#include <numeric>
 
 #include "core/error.hpp"
 #include "data/counter_rng.hpp"
@@ -41,11 +40,25 @@ int PatchBatchSource::batches_per_epoch() const { return static_cast<int>(per_ep
 void PatchBatchSource::start_epoch(int epoch, int skip_batches) {
   if (skip_batches < 0) throw UsageError("start_epoch: negative skip");
   epoch_ = epoch;
-  order_.resize(patches_.size());
-  std::iota(order_.begin(), order_.end(), std::size_t{0});
-  if (options_.shuffle) {
-    CounterRng rng({options_.base_seed, k_patch_stream, std::uint64_t(std::int64_t(epoch)), std::uint64_t(options_.rank)});
-    for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng.below(i)]);
+  // Volume by volume, as the seed trains (a patient's patches, then the next
+  // patient's): a large volume is read and converted once per epoch, not once
+  // per patch. Both the volumes and each volume's patches are shuffled.
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // [first, last) in patches_, one per volume
+  for (std::size_t i = 0; i < patches_.size(); ++i) {
+    if (ranges.empty() || patches_[ranges.back().first].first != patches_[i].first) ranges.emplace_back(i, i);
+    ranges.back().second = i + 1;
+  }
+  CounterRng rng({options_.base_seed, k_patch_stream, std::uint64_t(std::int64_t(epoch)), std::uint64_t(options_.rank)});
+  auto shuffle = [&](auto first, auto last) {
+    if (!options_.shuffle) return;
+    for (auto n = static_cast<std::size_t>(last - first); n > 1; --n) std::swap(first[n - 1], first[rng.below(n)]);
+  };
+  shuffle(ranges.begin(), ranges.end());
+  order_.clear();
+  for (const auto& [first, last] : ranges) {
+    const std::size_t start = order_.size();
+    for (std::size_t i = first; i < last; ++i) order_.push_back(i);
+    shuffle(order_.begin() + static_cast<std::ptrdiff_t>(start), order_.end());
   }
   order_.resize(static_cast<std::size_t>(per_epoch_));
   batch_index_ = std::min(skip_batches, batches_per_epoch());
@@ -58,10 +71,13 @@ std::optional<Batch> PatchBatchSource::next() {
   std::vector<at::Tensor> images;
   for (int b = 0; b < options_.batch_size; ++b, ++position_) {
     const auto& [item, index] = patches_[order_[static_cast<std::size_t>(position_)]];
-    const Volume& volume = dataset_.get(item);
-    at::Tensor image = volume_to_tensor(volume);
-    const PatchGrid grid = make_patch_grid(shape_of(image), options_.grid);
-    images.push_back(extract_patch(image, grid, index, image.min().item<double>()));
+    if (item != current_item_ || !current_image_.defined()) {
+      current_image_ = volume_to_tensor(dataset_.get(item));
+      current_fill_ = current_image_.min().item<double>();
+      current_grid_ = make_patch_grid(shape_of(current_image_), options_.grid);
+      current_item_ = item;
+    }
+    images.push_back(extract_patch(current_image_, current_grid_, index, current_fill_));
     batch.ids.push_back(dataset_.id(item) + "#" + std::to_string(index));
     batch.items.push_back(item);
   }

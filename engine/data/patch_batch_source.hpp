@@ -1,9 +1,10 @@
 // Training batches of grid patches (patch_grid.hpp) for the patch-based
 // VQ-GAN: each rank takes its own volumes (volume i goes to rank i mod world;
 // the seed trains one patient per GPU), cuts every grid patch of them (or only
-// those with enough foreground), and serves them in a shuffled order keyed on
-// (base_seed, epoch, rank), so an epoch is the same whatever the timing and
-// resumes at any batch. Every rank must run the same number of batches (the
+// those with enough foreground), and serves them volume by volume - volumes
+// and the patches of each in an order shuffled by (base_seed, epoch, rank) -
+// so a large volume is read once per epoch, an epoch is the same whatever the
+// timing, and it resumes at any batch. Every rank must run the same number of batches (the
 // gradient all-reduce is collective): `agree_min` returns the smallest patch
 // count over the ranks and each rank trains on that many per epoch.
 #pragma once
@@ -55,6 +56,11 @@ class PatchBatchSource : public BatchSource {
   int epoch_ = 0;
   std::int64_t position_ = 0;
   int batch_index_ = 0;
+  // The volume the current patches come from (read once, not once per patch).
+  std::size_t current_item_ = 0;
+  at::Tensor current_image_;
+  double current_fill_ = 0;
+  PatchGrid current_grid_;
 };
 
 }  // namespace medsynth

@@ -125,10 +125,16 @@ TEST(PatchBatchSource, EachRankTakesItsOwnVolumesAndEveryGridPatchOnce) {
     EXPECT_EQ(items, (rank == 0 ? std::set<std::size_t>{0, 2} : std::set<std::size_t>{1}));
     source.start_epoch(1);
     std::set<std::string> seen;
+    std::vector<std::size_t> sequence;
     while (auto batch = source.next()) {
       EXPECT_EQ(batch->images.sizes(), (std::vector<std::int64_t>{2, 1, 16, 16, 16}));
       for (const auto& id : batch->ids) EXPECT_TRUE(seen.insert(id).second) << "patch served twice: " << id;
+      sequence.insert(sequence.end(), batch->items.begin(), batch->items.end());
     }
+    // Volume by volume: a volume's patches are consecutive (read once per epoch).
+    int switches = 0;
+    for (std::size_t i = 1; i < sequence.size(); ++i) switches += sequence[i] != sequence[i - 1];
+    EXPECT_EQ(switches, static_cast<int>(items.size()) - 1);
     EXPECT_EQ(static_cast<int>(seen.size()), source.batches_per_epoch() * 2);
     all.insert(seen.begin(), seen.end());
   }
