@@ -1,6 +1,7 @@
 // `medsynth-engine eval CHECKPOINT [--data X]`: PSNR/SSIM of a checkpoint's
-// autoencoder on held-out volumes (the job's validation split) or on every
-// volume of a folder/CSV. The job comes from the checkpoint itself.
+// autoencoder or patch VQ-GAN (whole volumes stitched from its grid patches)
+// on held-out volumes (the job's validation split) or on every volume of a
+// folder/CSV. The job comes from the checkpoint itself.
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -11,7 +12,8 @@
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
 #include "data/volume_dataset.hpp"
-#include "train/autoencoder_task.hpp"
+#include "train/task.hpp"
+#include "train/trainer.hpp"
 #include "train/training_state.hpp"
 
 namespace medsynth::cli {
@@ -44,10 +46,13 @@ Action add_eval_verb(CLI::App& app) {
       if (!errors.empty()) throw ConfigError(errors, "--data " + args->data);
       split = "all";
     }
-    AutoencoderTask task(job);
-    restore_weights(task, file, args->checkpoint, /*prefer_ema=*/true);
+    if (job.task != "autoencoder" && job.task != "vqgan")
+      throw UsageError(args->checkpoint + ": eval reconstructs volumes with autoencoder and vqgan checkpoints; this one is task " + job.task +
+                       " (its validation metrics are in its run's events.jsonl)");
+    std::unique_ptr<Task> task = make_task(job);
+    restore_weights(*task, file, args->checkpoint, /*prefer_ema=*/true);
     VolumeDataset dataset(job.data, split, job.training.base_seed);
-    ValidationResult r = task.validate(dataset, validation_items(dataset.size(), args->max_volumes), 0);
+    ValidationResult r = task->validate(dataset, validation_items(dataset.size(), args->max_volumes), 0);
     if (args->json) {
       nlohmann::json out = {{"checkpoint", args->checkpoint}, {"volumes", dataset.size()}, {"metrics", r.metrics}};
       std::cout << out.dump() << "\n";

@@ -59,6 +59,8 @@ void apply_memory_format(Task& task, at::MemoryFormat format) {
       if (p.dim() == 5) p.set_data(p.data().contiguous(format));
 }
 
+}  // namespace
+
 std::unique_ptr<Task> make_task(const JobSpec& job) {
   if (job.task == "autoencoder") return std::make_unique<AutoencoderTask>(job);
   if (job.task == "ldm") return std::make_unique<LdmTask>(job);
@@ -66,6 +68,8 @@ std::unique_ptr<Task> make_task(const JobSpec& job) {
   if (job.task == "survival") return std::make_unique<SurvivalTask>(job);
   throw UsageError("task: '" + job.task + "' is not supported by this engine yet");
 }
+
+namespace {
 
 // The loop's state that is not in the checkpoint format's objects.
 struct Session {

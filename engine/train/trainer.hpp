@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -23,6 +24,7 @@
 namespace medsynth {
 
 class DistContext;
+class Task;
 
 struct TrainerOptions {
   RunDirectory run;                   // already created (create_run_directory / open_run_directory)
@@ -54,5 +56,8 @@ struct TrainResult {
 // a foreign checkpoint, Interrupted after a stop signal once the checkpoint is
 // written, RuntimeError otherwise). Emits run_failed before rethrowing.
 TrainResult run_training(const JobSpec& job, const TrainerOptions& options);
+
+// The task of job.task (autoencoder, ldm, vqgan, survival); UsageError otherwise.
+std::unique_ptr<Task> make_task(const JobSpec& job);
 
 }  // namespace medsynth

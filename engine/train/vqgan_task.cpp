@@ -179,15 +179,18 @@ at::Tensor VqganTask::reconstruct_volume(const at::Tensor& image) {
 }
 
 ValidationResult VqganTask::validate_own(int rank, int world_size, int keep_outputs) {
+  return validate(*impl_->val_set, validation_items(impl_->val_set->size(), impl_->job.training.val_max_volumes, rank, world_size), keep_outputs);
+}
+
+ValidationResult VqganTask::validate(const VolumeDataset& dataset, const std::vector<std::size_t>& items, int keep_outputs) {
   auto& m = *impl_;
   at::NoGradGuard no_grad;
   AutocastScope autocast(m.job.training.amp, m.device.type());
   train_mode(false);
   ValidationResult result;
   double psnr_sum = 0, ssim_sum = 0, perplexity_sum = 0;
-  const auto items = validation_items(m.val_set->size(), m.job.training.val_max_volumes, rank, world_size);
   for (std::size_t n = 0; n < items.size(); ++n) {
-    const Volume& volume = m.val_set->get(items[n]);
+    const Volume& volume = dataset.get(items[n]);
     at::Tensor image = volume_to_tensor(volume);
     at::Tensor recon = reconstruct_volume(image).clamp(0.0, 1.0);
     psnr_sum += psnr(recon, image, 1.0);
@@ -203,7 +206,7 @@ ValidationResult VqganTask::validate_own(int rank, int world_size, int keep_outp
     }
     at::Tensor p = counts / counts.sum();
     perplexity_sum += at::exp(-(p * at::log(p + 1e-10)).sum()).item<double>();
-    if (static_cast<int>(n) < keep_outputs) result.outputs.emplace_back("reconstruction-" + m.val_set->id(items[n]), tensor_to_volume(recon, volume));
+    if (static_cast<int>(n) < keep_outputs) result.outputs.emplace_back("reconstruction-" + dataset.id(items[n]), tensor_to_volume(recon, volume));
   }
   train_mode(true);
   result.count = static_cast<int>(items.size());

@@ -27,7 +27,8 @@ class VqganTask : public Task {
   bool group_active(std::size_t group, int step) const override;
   at::Tensor compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>& sample_keys, int step,
                           std::map<std::string, double>& terms) override;
-  ValidationResult validate(const VolumeDataset&, const std::vector<std::size_t>&, int) override { return {}; }
+  // Whole volumes of `dataset` (validate_own's volumes, or eval's --data).
+  ValidationResult validate(const VolumeDataset& dataset, const std::vector<std::size_t>& items, int keep_outputs) override;
   std::unique_ptr<BatchSource> make_batch_source(int rank, int world_size) override;
   ValidationResult validate_own(int rank, int world_size, int keep_outputs) override;
   std::int64_t voxels_per_sample() const override;

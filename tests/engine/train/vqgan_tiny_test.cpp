@@ -78,3 +78,27 @@ TEST(VqganTiny, TwoProcessesEndWithTopThreeCheckpointsNamedByPsnr) {
   for (const auto& entry : fs::directory_iterator(run / "output")) reconstruction |= entry.path().filename().string().rfind("reconstruction-", 0) == 0;
   EXPECT_TRUE(reconstruction);
 }
+
+// Inference on whole volumes: `eval` of a VQ-GAN checkpoint stitches every
+// held-out volume back from its grid patches and reproduces the run's own
+// final validation.
+TEST(VqganEval, EvalOfTheLastCheckpointReproducesTheRunsValidation) {
+  test::TempDir dir("vqgan-eval");
+  const std::string job = std::string(MEDSYNTH_SOURCE_DIR) + "/resources/jobs/vqgan-tiny.yaml";
+  auto r = test::run_process({test::engine_binary(), "train", job, "training.max_steps=40", "training.val_every_steps=40", "--runs-dir",
+                              (dir / "runs").string(), "--no-progress", "--quiet"},
+                             dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  fs::path run;
+  for (const auto& entry : fs::directory_iterator(dir / "runs")) run = entry.path();
+  double logged = -1;
+  for (const auto& e : events_of(run))
+    if (e.value("type", "") == "metric" && e.value("name", "") == "val/psnr") logged = e.value("value", 0.0);
+  ASSERT_GT(logged, 0);
+  auto eval = test::run_process({test::engine_binary(), "eval", (run / "checkpoints" / "last.safetensors").string(), "--json"}, dir.path().string());
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;
+  const auto out = nlohmann::json::parse(eval.out);
+  EXPECT_EQ(out["volumes"].get<int>(), 2);
+  EXPECT_NEAR(out["metrics"]["val/psnr"].get<double>(), logged, 0.05);
+  EXPECT_GT(out["metrics"]["val/perplexity"].get<double>(), 1.0);
+}
