@@ -5,6 +5,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "app/cluster/cluster_run_command.hpp"
 #include "ui/shell/command_line.hpp"
 #include "ui/shell/main_window.hpp"
 #include "ui/shell/settings_store.hpp"
@@ -16,6 +17,13 @@
 #endif
 
 int main(int argc, char** argv) {
+  // `medsynth run --cluster ...`: the headless cluster launch, no display needed.
+  if (argc > 1 && QByteArray(argv[1]) == "run") {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setOrganizationName(QStringLiteral("medsynth"));
+    QCoreApplication::setApplicationName(QStringLiteral("medsynth"));
+    return medsynth::app::run_cluster_command(QCoreApplication::arguments().mid(2));
+  }
   // --help and --version answer without a display (QApplication needs one).
   for (int i = 1; i < argc; ++i) {
     const QByteArray arg(argv[i]);

@@ -14,3 +14,35 @@ Launcher::Launcher(QObject* parent) : QObject(parent) {
 Launcher::~Launcher() = default;
 
 }  // namespace medsynth::app
+
+namespace medsynth::app {
+
+RunStatus Launcher::conclude_run(int exit_code, bool crashed, bool stop_requested, const QString& stderr_text) {
+  if (model_.is_terminal()) return model_.status();
+  RunStatus status;
+  if (crashed) {
+    status = stop_requested ? RunStatus::stopped : RunStatus::failed;
+    model_.set_status(status, stop_requested ? QStringLiteral("killed after not stopping within the grace period")
+                                             : QStringLiteral("the engine crashed or was killed\n") + stderr_text);
+  } else if (exit_code == 143 || exit_code == 130) {
+    status = RunStatus::stopped;
+    model_.set_status(status, QStringLiteral("stopped by a signal (exit code %1)").arg(exit_code));
+  } else {
+    status = RunStatus::failed;
+    model_.set_status(status, QStringLiteral("the engine exited with code %1 without reporting the end of the run%2")
+                                  .arg(exit_code)
+                                  .arg(stderr_text.isEmpty() ? QString() : QStringLiteral(":\n") + stderr_text));
+  }
+  return status;
+}
+
+void Launcher::set_node_state(int index, const QString& state, const QString& detail, int exit_code) {
+  if (index < 0 || index >= nodes_.size()) return;
+  NodeState& n = nodes_[index];
+  n.state = state;
+  n.detail = detail;
+  if (exit_code != -1 || state == QStringLiteral("exited")) n.exit_code = exit_code;
+  emit nodes_changed();
+}
+
+}  // namespace medsynth::app

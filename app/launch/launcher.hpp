@@ -9,6 +9,7 @@
 // does not exit within the grace period is killed.
 #pragma once
 
+#include <QList>
 #include <QObject>
 #include <QString>
 
@@ -16,6 +17,14 @@
 #include "app/runs/run_model.hpp"
 
 namespace medsynth::app {
+
+// One node of a cluster run as the run monitor lists it (local runs have none).
+struct NodeState {
+  QString name;    // "node-a"
+  QString state;   // connecting, starting, running, disconnected, reconnecting, reattached, stopping, exited, gone, failed
+  QString detail;  // "pid 4242", "exit code 0", the error
+  int exit_code = -1;
+};
 
 class Launcher : public QObject {
   Q_OBJECT
@@ -32,6 +41,8 @@ class Launcher : public QObject {
   RunModel* model() { return &model_; }
   const RunModel* model() const { return &model_; }
   QString run_dir() const { return model_.run_dir(); }
+  // The nodes of a cluster run, in node-rank order; empty for a local run.
+  QList<NodeState> nodes() const { return nodes_; }
 
  signals:
   void started();
@@ -39,9 +50,17 @@ class Launcher : public QObject {
   void stderr_text(const QString& text);
   void finished(int exit_code, medsynth::app::RunStatus status);
   void failed_to_start(const QString& reason);
+  void nodes_changed();
 
  protected:
+  // The run's status once its process(es) ended: the model's if the stream
+  // ended with run_finished/run_failed, else decided from how it ended (and
+  // set on the model with a message).
+  RunStatus conclude_run(int exit_code, bool crashed, bool stop_requested, const QString& stderr_tail);
+  void set_node_state(int index, const QString& state, const QString& detail, int exit_code = -1);
+
   RunModel model_;
+  QList<NodeState> nodes_;
 };
 
 }  // namespace medsynth::app

@@ -204,23 +204,7 @@ void LocalLauncher::finish_run(int exit_code, bool crashed) {
     });
   }
   const QString stderr_text = stderr_tail_.join(QLatin1Char('\n'));
-  RunStatus status = model_.status();
-  if (!model_.is_terminal()) {
-    // The stream ended without run_finished/run_failed: decide from how the process ended.
-    if (crashed) {
-      status = stop_requested_ ? RunStatus::stopped : RunStatus::failed;
-      model_.set_status(status, stop_requested_ ? QStringLiteral("killed after not stopping within the grace period")
-                                                : QStringLiteral("the engine crashed or was killed\n") + stderr_text);
-    } else if (exit_code == 143 || exit_code == 130) {
-      status = RunStatus::stopped;
-      model_.set_status(status, QStringLiteral("stopped by a signal (exit code %1)").arg(exit_code));
-    } else {
-      status = RunStatus::failed;
-      model_.set_status(status, QStringLiteral("the engine exited with code %1 without reporting the end of the run%2")
-                                    .arg(exit_code)
-                                    .arg(stderr_text.isEmpty() ? QString() : QStringLiteral(":\n") + stderr_text));
-    }
-  }
+  const RunStatus status = conclude_run(exit_code, crashed, stop_requested_, stderr_text);
   if (!std::exchange(finished_emitted_, true)) emit finished(exit_code, status);
 }
 

@@ -4,6 +4,8 @@
 // Ctrl-C (143 after SIGTERM) once the checkpoint is written.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
+
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -37,7 +39,9 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const Interrupted& e) {
     std::cerr << "medsynth-engine: " << e.what() << "\n";
-    return cli::stop_signal_number() == 15 ? 143 : 130;
+    // SIGINT: 130 like a shell; SIGTERM, SLURM's SIGUSR1, or a stop agreed with
+    // another rank: 143, "stopped" to every launcher.
+    return cli::stop_signal_number() == SIGINT ? 130 : 143;
   } catch (const Error& e) {
     std::cerr << "medsynth-engine: error: " << e.what() << "\n";
     switch (e.kind()) {

@@ -20,6 +20,9 @@ void install_stop_handlers() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  // SLURM's --signal=USR1@90: the time limit is near. Same checkpoint-and-stop
+  // path; verb_train then asks SLURM to requeue the job (slurm_requeue.hpp).
+  sigaction(SIGUSR1, &sa, nullptr);
 }
 
 const std::atomic<int>& stop_flag() { return g_stop; }

@@ -1,4 +1,4 @@
-// SIGINT/SIGTERM handling for long verbs: the first signal sets a flag the
+// SIGINT/SIGTERM/SIGUSR1 handling for long verbs: the first signal sets a flag the
 // trainer polls at step boundaries (it saves a checkpoint, then stops); a
 // second one exits at once.
 #pragma once

@@ -2,6 +2,8 @@
 // run directory (or continues one with --resume) and prints where it is.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
+
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -10,6 +12,7 @@
 #include "cli/process_group_from_environment.hpp"
 #include "cli/train_arguments.hpp"
 #include "cli/signals.hpp"
+#include "cli/slurm_requeue.hpp"
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
@@ -25,12 +28,21 @@ namespace fs = std::filesystem;
 namespace medsynth::cli {
 namespace {
 
-int run(const TrainArguments& a) {
+int run(const TrainArguments& given) {
+  TrainArguments a = given;
+  const EnvLookup environment = process_environment();
+  // A job SLURM requeued (after our SIGUSR1 checkpoint, or a node failure)
+  // starts again with the same command line: continue the newest run.
+  if (a.resume.empty() && slurm_restart_count(environment) > 0) {
+    std::cerr << "medsynth-engine: SLURM_RESTART_COUNT=" << slurm_restart_count(environment)
+              << ": resuming the newest run of this job\n";
+    a.resume = "auto";
+  }
   JobSpec job = load_train_job(a);
 
   TrainerOptions options;
   // torchrun / srun / our launcher describe the process group in the environment.
-  const DistEnvironment env = read_dist_environment(process_environment());
+  const DistEnvironment env = read_dist_environment(environment);
   std::unique_ptr<DistContext> dist = process_group_from_environment(job);
   if (dist) {
     options.dist = dist.get();
@@ -65,7 +77,22 @@ int run(const TrainArguments& a) {
   options.stop_signal = &stop_flag();
 
   if (env.rank == 0) std::cerr << "medsynth-engine: run directory: " << options.run.root << "\n";
-  TrainResult result = job.task == "ldm" ? run_ldm_pipeline(job, options) : run_training(job, options);
+  TrainResult result;
+  try {
+    result = job.task == "ldm" ? run_ldm_pipeline(job, options) : run_training(job, options);
+  } catch (const Interrupted&) {
+    // The checkpoint is written. Under SLURM, SIGUSR1 means "the time limit
+    // is near": rank 0 puts the job back in the queue, once.
+    if (env.rank == 0 && stop_signal_number() == SIGUSR1) {
+      if (const auto job_id = slurm_job_id(environment)) {
+        const std::string problem = requeue_slurm_job(*job_id);
+        std::cerr << "medsynth-engine: " << (problem.empty() ? "SIGUSR1: checkpoint written; requeued SLURM job " + *job_id : problem) << "\n";
+      } else {
+        std::cerr << "medsynth-engine: SIGUSR1 outside SLURM (no SLURM_JOB_ID): checkpoint written, not requeued\n";
+      }
+    }
+    throw;
+  }
   if (!a.json && env.rank == 0) {
     std::cout << "run directory: " << options.run.root << "\n";
     for (const auto& [name, value] : result.final_metrics) std::cout << name << " = " << value << "\n";

@@ -1,0 +1,233 @@
+// SshShell: libssh session, host-key policy, public-key auth, exec channels.
+#include "app/cluster/ssh_shell.hpp"
+
+#include <libssh/libssh.h>
+
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFileInfo>
+#include <QThread>
+
+namespace medsynth::app {
+
+struct SshShell::Session {
+  ssh_session s = nullptr;
+  ~Session() {
+    if (s) {
+      if (ssh_is_connected(s)) ssh_disconnect(s);
+      ssh_free(s);
+    }
+  }
+};
+
+namespace {
+
+QString session_error(ssh_session s) { return QString::fromUtf8(ssh_get_error(s)); }
+
+QString expand_home(const QString& path) {
+  if (path.startsWith(QStringLiteral("~/"))) return QDir::homePath() + path.mid(1);
+  return path;
+}
+
+// known_hosts spells a non-22 port as "[host]:port".
+QString known_hosts_name(const ClusterHost& host) {
+  return host.port == 22 ? host.address : QStringLiteral("[%1]:%2").arg(host.address).arg(host.port);
+}
+
+struct ServerKey {
+  QString type;
+  QString fingerprint;  // SHA256:...
+};
+
+ServerKey server_key(ssh_session s) {
+  ServerKey k;
+  ssh_key key = nullptr;
+  if (ssh_get_server_publickey(s, &key) != SSH_OK) return k;
+  unsigned char* hash = nullptr;
+  size_t len = 0;
+  if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &len) == 0) {
+    char* text = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, len);
+    if (text) k.fingerprint = QString::fromLatin1(text);
+    ssh_string_free_char(text);
+    ssh_clean_pubkey_hash(&hash);
+  }
+  k.type = QString::fromLatin1(ssh_key_type_to_char(ssh_key_type(key)));
+  ssh_key_free(key);
+  return k;
+}
+
+// Public-key auth with one key file; the passphrase (if the key has one) is
+// asked of the delegate, used, and dropped.
+QString auth_with_key_file(ssh_session s, const QString& key_file, AuthDelegate* delegate) {
+  const QString path = expand_home(key_file);
+  if (!QFileInfo::exists(path)) return QStringLiteral("key file %1 does not exist").arg(key_file);
+  ssh_key key = nullptr;
+  int rc = ssh_pki_import_privkey_file(path.toLocal8Bit().constData(), nullptr, nullptr, nullptr, &key);
+  if (rc != SSH_OK && delegate) {
+    if (auto passphrase = delegate->key_passphrase(key_file)) {
+      QByteArray bytes = passphrase->toUtf8();
+      rc = ssh_pki_import_privkey_file(path.toLocal8Bit().constData(), bytes.constData(), nullptr, nullptr, &key);
+      bytes.fill('\0');
+      passphrase->fill(QLatin1Char('\0'));
+    }
+  }
+  if (rc != SSH_OK) return QStringLiteral("cannot read the private key %1 (wrong passphrase, or not a key)").arg(key_file);
+  rc = ssh_userauth_publickey(s, nullptr, key);
+  ssh_key_free(key);
+  if (rc == SSH_AUTH_SUCCESS) return {};
+  if (rc == SSH_AUTH_ERROR) return QStringLiteral("authentication error: %1").arg(session_error(s));
+  return QStringLiteral("the server refused the key %1").arg(key_file);
+}
+
+QString auth_default(ssh_session s) {
+  if (!qEnvironmentVariableIsEmpty("SSH_AUTH_SOCK") && ssh_userauth_agent(s, nullptr) == SSH_AUTH_SUCCESS) return {};
+  if (ssh_userauth_publickey_auto(s, nullptr, nullptr) == SSH_AUTH_SUCCESS) return {};
+  return QStringLiteral("no key was accepted (ssh-agent and ~/.ssh/id_*; set key_file to choose one)");
+}
+
+}  // namespace
+
+QStringList SshConnectOptions::validate() const {
+  QStringList e;
+  if (known_hosts.isEmpty()) e << QStringLiteral("known_hosts: missing");
+  if (timeout_s < 1) e << QStringLiteral("timeout_s: must be >= 1 (got %1)").arg(timeout_s);
+  return e;
+}
+
+SshShell::~SshShell() = default;
+
+QString SshShell::libssh_version() { return QString::fromLatin1(ssh_version(0)).section(QLatin1Char('/'), 0, 0); }
+
+bool SshShell::libssh_supported() { return ssh_version(SSH_VERSION_INT(0, 10, 6)) != nullptr; }
+
+bool SshShell::is_connected() const { return session_ && session_->s && ssh_is_connected(session_->s); }
+
+std::unique_ptr<SshShell> SshShell::connect(const ClusterHost& host, const SshConnectOptions& options, QString* error, HostKeyState* key_state) {
+  std::unique_ptr<SshShell> shell(new SshShell);
+  shell->endpoint_ = host.endpoint();
+  auto fail = [&](const QString& why) {
+    if (error) *error = shell->endpoint_ + QStringLiteral(": ") + why;
+    return nullptr;
+  };
+  if (key_state) *key_state = HostKeyState::error;
+  if (!libssh_supported())
+    return fail(QStringLiteral("libssh %1 is too old: medsynth needs 0.10.6 or newer (earlier versions have known "
+                               "authentication and known_hosts bugs)").arg(libssh_version()));
+  if (const QStringList problems = options.validate(); !problems.isEmpty()) return fail(problems.join(QStringLiteral("; ")));
+
+  shell->session_ = std::make_unique<Session>();
+  ssh_session s = shell->session_->s = ssh_new();
+  if (!s) return fail(QStringLiteral("out of memory"));
+  const QByteArray address = host.address.toUtf8();
+  const QByteArray user = host.user.isEmpty() ? qgetenv("USER") : host.user.toUtf8();
+  const QByteArray known = expand_home(options.known_hosts).toLocal8Bit();
+  const int port = host.port;
+  const long timeout = options.timeout_s;
+  const bool no = false;
+  // Only our settings count: no ~/.ssh/config, and the system-wide
+  // known_hosts is not consulted (the cluster's file decides).
+  ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no);
+  ssh_options_set(s, SSH_OPTIONS_HOST, address.constData());
+  ssh_options_set(s, SSH_OPTIONS_PORT, &port);
+  if (!user.isEmpty()) ssh_options_set(s, SSH_OPTIONS_USER, user.constData());
+  ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &timeout);
+  ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, known.constData());
+  ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, known.constData());
+  if (ssh_connect(s) != SSH_OK) return fail(QStringLiteral("cannot connect: %1").arg(session_error(s)));
+
+  const ServerKey key = server_key(s);
+  shell->fingerprint_ = key.fingerprint;
+  const QString name = known_hosts_name(host);
+  switch (ssh_session_is_known_server(s)) {
+    case SSH_KNOWN_HOSTS_OK:
+      if (key_state) *key_state = HostKeyState::known;
+      break;
+    case SSH_KNOWN_HOSTS_CHANGED:
+      if (key_state) *key_state = HostKeyState::changed;
+      return fail(QStringLiteral("the host key of %1 has CHANGED (now %2 %3). Someone may be intercepting the "
+                                 "connection, or the host was reinstalled; refusing to connect. If the change is "
+                                 "expected, remove its line from %4.")
+                      .arg(name, key.type, key.fingerprint, options.known_hosts));
+    case SSH_KNOWN_HOSTS_OTHER:
+      if (key_state) *key_state = HostKeyState::other_type;
+      return fail(QStringLiteral("%1 offered a %2 key (%3) but %4 holds a key of another type for it; refusing to connect")
+                      .arg(name, key.type, key.fingerprint, options.known_hosts));
+    case SSH_KNOWN_HOSTS_UNKNOWN:
+    case SSH_KNOWN_HOSTS_NOT_FOUND: {
+      if (key_state) *key_state = HostKeyState::unknown;
+      if (!options.delegate || !options.delegate->trust_unknown_host(name, key.type, key.fingerprint))
+        return fail(QStringLiteral("unknown host key %1 %2 (not in %3); not trusted").arg(key.type, key.fingerprint, options.known_hosts));
+      QDir().mkpath(QFileInfo(QString::fromLocal8Bit(known)).absolutePath());
+      if (ssh_session_update_known_hosts(s) != SSH_OK)
+        return fail(QStringLiteral("cannot add the host key to %1: %2").arg(options.known_hosts, session_error(s)));
+      break;
+    }
+    case SSH_KNOWN_HOSTS_ERROR:
+      return fail(QStringLiteral("cannot check the host key against %1: %2").arg(options.known_hosts, session_error(s)));
+  }
+
+  // Some servers want "none" first (it also lists the methods); never a password.
+  if (ssh_userauth_none(s, nullptr) != SSH_AUTH_SUCCESS) {
+    const QString problem = host.key_file.isEmpty() ? auth_default(s) : auth_with_key_file(s, host.key_file, options.delegate);
+    if (!problem.isEmpty()) return fail(QStringLiteral("authentication failed: ") + problem);
+  }
+  if (key_state && *key_state == HostKeyState::unknown) *key_state = HostKeyState::known;
+  return shell;
+}
+
+ShellResult SshShell::run(const QString& command, const QByteArray& input, int timeout_ms) {
+  ShellResult r;
+  if (!is_connected()) {
+    r.error = endpoint_ + QStringLiteral(": not connected");
+    r.connection_lost = true;
+    return r;
+  }
+  ssh_session s = session_->s;
+  ssh_channel ch = ssh_channel_new(s);
+  auto lost = [&](const QString& what) {
+    r.error = QStringLiteral("%1: %2: %3").arg(endpoint_, what, session_error(s));
+    r.connection_lost = true;
+    if (ch) ssh_channel_free(ch);
+    return r;
+  };
+  if (!ch) return lost(QStringLiteral("cannot open a channel"));
+  if (ssh_channel_open_session(ch) != SSH_OK) return lost(QStringLiteral("cannot open a session channel"));
+  if (ssh_channel_request_exec(ch, command.toUtf8().constData()) != SSH_OK) return lost(QStringLiteral("exec refused"));
+  for (qsizetype done = 0; done < input.size();) {
+    const int n = ssh_channel_write(ch, input.constData() + done, static_cast<uint32_t>(std::min<qsizetype>(input.size() - done, 32768)));
+    if (n == SSH_ERROR) return lost(QStringLiteral("writing stdin"));
+    done += n;
+  }
+  ssh_channel_send_eof(ch);
+
+  const QDeadlineTimer deadline(timeout_ms);
+  char buffer[32768];
+  while (true) {
+    const int n_out = ssh_channel_read_nonblocking(ch, buffer, sizeof buffer, 0);
+    if (n_out == SSH_ERROR) return lost(QStringLiteral("reading"));
+    if (n_out > 0) r.out.append(buffer, n_out);
+    const int n_err = ssh_channel_read_nonblocking(ch, buffer, sizeof buffer, 1);
+    if (n_err == SSH_ERROR) return lost(QStringLiteral("reading"));
+    if (n_err > 0) r.err.append(buffer, n_err);
+    if (n_out > 0 || n_err > 0) continue;
+    if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch)) break;
+    if (deadline.hasExpired()) {
+      // A link that stopped answering looks like this too: reconnect next time.
+      r.error = QStringLiteral("%1: '%2' did not finish within %3 s").arg(endpoint_, command.left(60)).arg(timeout_ms / 1000.0);
+      r.connection_lost = true;
+      ssh_channel_close(ch);
+      ssh_channel_free(ch);
+      return r;
+    }
+    const int polled = ssh_channel_poll_timeout(ch, 50, 0);
+    if (polled == SSH_ERROR) return lost(QStringLiteral("polling"));
+    if (!ssh_is_connected(s)) return lost(QStringLiteral("connection closed"));
+  }
+  r.exit_code = ssh_channel_get_exit_status(ch);
+  ssh_channel_close(ch);
+  ssh_channel_free(ch);
+  if (!ssh_is_connected(s)) r.connection_lost = true;
+  return r;
+}
+
+}  // namespace medsynth::app
