@@ -56,7 +56,7 @@ bool read_new_bytes(CommandShell& shell, const QString& path, qint64* offset, qi
 QString start_command(const QString& node_dir) {
   const QString d = q(node_dir);
   return QStringLiteral(
-             "cd %1 && rm -f pid exit && (setsid nohup sh ./run.sh > wrapper.log 2>&1 < /dev/null &) && "
+             "cd %1 && rm -f pid exit && (setsid nohup sh %1/run.sh > wrapper.log 2>&1 < /dev/null &) && "
              "i=0; while [ ! -s pid ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "
              "if [ -s pid ]; then cat pid; else echo 'the node wrapper did not start' >&2; cat wrapper.log >&2; exit 1; fi")
       .arg(d);
