@@ -91,6 +91,10 @@ int run(const TrainArguments& given) {
         std::cerr << "medsynth-engine: SIGUSR1 outside SLURM (no SLURM_JOB_ID): checkpoint written, not requeued\n";
       }
     }
+    // Every rank leaves together: under `srun --kill-on-bad-exit` the first
+    // rank to exit gets the others killed, which must not hit rank 0 while
+    // it writes the checkpoint or before it has requeued the job.
+    if (dist) dist->barrier("stopped");
     throw;
   }
   if (!a.json && env.rank == 0) {
