@@ -223,10 +223,8 @@ void SshLauncher::on_ended(int index, int exit_code, const QString& reason) {
     emit stderr_text(failures_.back());
     // A node that could not start (or was lost) leaves the others waiting at
     // the rendezvous: stop them now instead of at the join timeout.
-    if (!stop_requested_) {
-      stop_requested_ = true;
-      for (NodeLink* link : links_) link->stop();
-    }
+    // (Not stop_requested_: that is the user's, and makes the run "stopped".)
+    for (NodeLink* link : links_) link->stop();
   } else {
     set_node_state(index, QStringLiteral("exited"), QStringLiteral("exit code %1").arg(exit_code), exit_code);
   }
@@ -237,6 +235,8 @@ void SshLauncher::on_ended(int index, int exit_code, const QString& reason) {
   QString tail = stderr_tail_.join(QLatin1Char('\n'));
   if (!failures_.isEmpty()) tail = failures_.join(QLatin1Char('\n')) + (tail.isEmpty() ? QString() : QStringLiteral("\n") + tail);
   const bool crashed = node0_exit_ < 0;
+  // A node that failed makes the run failed, even if node 0 then stopped cleanly.
+  if (!failures_.isEmpty() && !stop_requested_ && !model_.is_terminal()) model_.set_status(RunStatus::failed, tail);
   const RunStatus status = conclude_run(node0_exit_, crashed, stop_requested_, tail);
   if (!started_emitted_ && status == RunStatus::failed) emit failed_to_start(model_.failure_message());
   emit finished(node0_exit_, status);

@@ -1,5 +1,6 @@
 #include "ui/jobs/job_editor_widget.hpp"
 
+#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -69,6 +70,17 @@ JobEditorWidget::JobEditorWidget(app::JobDocument* document, SettingsStore* sett
   bold.setBold(true);
   launch_->setFont(bold);
 
+  target_ = new QComboBox(this);
+  target_->setObjectName("launch_target");
+  target_->setToolTip(tr("Where Launch runs the job: this machine, the nodes of an SSH cluster, or a SLURM cluster "
+                         "(clusters are set up in the Cluster view)"));
+  set_launch_targets({});
+  connect(target_, &QComboBox::currentIndexChanged, this, [this] {
+    const QString cluster = launch_target();
+    launch_->setToolTip(cluster.isEmpty() ? tr("Run this job on this machine (Ctrl+R)") : tr("Run this job on %1 (Ctrl+R)").arg(cluster));
+    emit launch_target_changed(cluster);
+  });
+
   auto* file_row = new QHBoxLayout();
   file_row->addWidget(open_);
   file_row->addWidget(save);
@@ -77,6 +89,8 @@ JobEditorWidget::JobEditorWidget(app::JobDocument* document, SettingsStore* sett
   auto* bottom = new QHBoxLayout();
   bottom->addWidget(batch_label_, 1);
   bottom->addWidget(launch_hint_, 1);
+  bottom->addWidget(new QLabel(tr("Run on"), this));
+  bottom->addWidget(target_);
   bottom->addWidget(launch_);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(picker_);
@@ -279,6 +293,24 @@ void JobEditorWidget::rebuild_recent_menu() {
     });
   }
   if (recent.isEmpty()) recent_menu_->addAction(tr("(no recent jobs)"))->setEnabled(false);
+}
+
+void JobEditorWidget::set_launch_targets(const QStringList& clusters) {
+  const QString keep = launch_target();
+  const QSignalBlocker block(target_);
+  target_->clear();
+  target_->addItem(tr("This machine"), QString());
+  for (const QString& c : clusters) target_->addItem(c, c);
+  const int i = target_->findData(keep);
+  target_->setCurrentIndex(i >= 0 ? i : 0);
+  if (i < 0 && !keep.isEmpty()) emit launch_target_changed(QString());
+}
+
+QString JobEditorWidget::launch_target() const { return target_ ? target_->currentData().toString() : QString(); }
+
+void JobEditorWidget::set_launch_target(const QString& cluster) {
+  const int i = target_->findData(cluster);
+  if (i >= 0) target_->setCurrentIndex(i);
 }
 
 }  // namespace medsynth::ui

@@ -15,6 +15,7 @@
 #include "app/jobs/job_document.hpp"
 
 QT_BEGIN_NAMESPACE
+class QComboBox;
 class QLabel;
 class QListWidget;
 class QMenu;
@@ -65,11 +66,16 @@ class JobEditorWidget : public QWidget {
   YamlView* yaml_view() const { return yaml_; }
   TemplatePicker* template_picker() const { return picker_; }
   QPushButton* launch_button() const { return launch_; }
+  // The "Run on" chooser: "" = this machine, else a cluster name.
+  void set_launch_targets(const QStringList& clusters);
+  QString launch_target() const;
+  void set_launch_target(const QString& cluster);
   QLabel* effective_batch_label() const { return batch_label_; }
   QMenu* recent_menu() const { return recent_menu_; }
 
  signals:
   void launch_requested();
+  void launch_target_changed(const QString& cluster);
   void status_message(const QString& text);
   void error_message(const QString& text);
   void title_changed(const QString& title);  // "quickstart.yaml*" for the tab
@@ -97,6 +103,7 @@ class JobEditorWidget : public QWidget {
   QLabel* batch_label_ = nullptr;
   QLabel* launch_hint_ = nullptr;
   QPushButton* launch_ = nullptr;
+  QComboBox* target_ = nullptr;
   QToolButton* open_ = nullptr;
   QMenu* recent_menu_ = nullptr;
 };

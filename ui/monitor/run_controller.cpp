@@ -10,8 +10,10 @@ constexpr qsizetype k_stderr_tail_chars = 8000;
 }
 
 RunController::RunController(const app::LaunchRequest& request, app::LocalLauncherOptions options, QObject* parent)
-    : QObject(parent), source_(Source::launched), request_(request) {
-  launcher_ = std::make_unique<app::LocalLauncher>(nullptr, options);
+    : RunController(request, std::make_unique<app::LocalLauncher>(nullptr, options), parent) {}
+
+RunController::RunController(const app::LaunchRequest& request, std::unique_ptr<app::Launcher> launcher, QObject* parent)
+    : QObject(parent), source_(Source::launched), request_(request), launcher_(std::move(launcher)) {
   model_ = launcher_->model();
   connect(launcher_.get(), &app::Launcher::started, this, [this] { emit live_changed(true); });
   connect(launcher_.get(), &app::Launcher::run_dir_known, this, &RunController::run_dir_known);

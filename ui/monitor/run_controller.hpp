@@ -1,6 +1,7 @@
 // One run shown in a monitor tab, whatever its origin:
-//  - launched here: owns an app::LocalLauncher (QProcess, events from its
-//    stdout) and can be stopped gracefully;
+//  - launched here: owns an app::Launcher (LocalLauncher: a QProcess, events
+//    from its stdout; SshLauncher / SlurmLauncher: a cluster run, with
+//    per-node states) and can be stopped gracefully;
 //  - followed: a run directory opened with --open-run or from the history,
 //    read by an app::EventFileTail as it grows (it may still be running elsewhere).
 // Either way model() is the RunModel the monitor binds to. Created by
@@ -26,6 +27,8 @@ class RunController : public QObject {
 
   // A run to start with start(); nothing runs until then.
   RunController(const app::LaunchRequest& request, app::LocalLauncherOptions options, QObject* parent = nullptr);
+  // A run on any launcher (cluster runs).
+  RunController(const app::LaunchRequest& request, std::unique_ptr<app::Launcher> launcher, QObject* parent = nullptr);
   // A run directory to follow; starts reading at once.
   explicit RunController(const QString& run_dir, QObject* parent = nullptr);
   ~RunController() override;
@@ -33,6 +36,8 @@ class RunController : public QObject {
   void start();  // launched runs only
   Source source() const { return source_; }
   app::RunModel* model() const { return model_; }
+  // The launcher of a launched run (nodes(), nodes_changed); null when followed.
+  app::Launcher* launcher() const { return launcher_.get(); }
   QString run_dir() const;
   const app::LaunchRequest& request() const { return request_; }
   // A launched run whose process is still alive.
@@ -56,7 +61,7 @@ class RunController : public QObject {
  private:
   Source source_;
   app::LaunchRequest request_;
-  std::unique_ptr<app::LocalLauncher> launcher_;
+  std::unique_ptr<app::Launcher> launcher_;
   std::unique_ptr<app::RunModel> own_model_;     // followed runs
   std::unique_ptr<app::EventFileTail> tail_;     // followed runs
   app::RunModel* model_ = nullptr;

@@ -1,5 +1,7 @@
 #include "ui/monitor/run_monitor_widget.hpp"
 
+#include "ui/monitor/node_table.hpp"
+
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
@@ -170,6 +172,8 @@ RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) :
   layout->addLayout(head);
   layout->addLayout(progress_row);
   layout->addWidget(failure_);
+  nodes_ = new NodeTable(this);
+  layout->addWidget(nodes_);
   layout->addLayout(controls);
   layout->addWidget(split, 1);
 
@@ -211,6 +215,7 @@ void RunMonitorWidget::set_controller(RunController* controller) {
       refresh();
     });
   }
+  nodes_->set_launcher(controller ? controller->launcher() : nullptr);
   set_model(controller ? controller->model() : nullptr);
 }
 

@@ -32,6 +32,7 @@ namespace medsynth::ui {
 
 class LogView;
 class MetricChartView;
+class NodeTable;
 class RunController;
 
 struct RunMonitorOptions {
@@ -58,6 +59,7 @@ class RunMonitorWidget : public QWidget {
   void set_model(const app::RunModel* model);
   const app::RunModel* model() const { return model_; }
   RunController* controller() const;
+  NodeTable* node_table() const { return nodes_; }
 
   // The chart of a fixed metric ("train/loss"), or null.
   MetricChartView* chart(const QString& metric) const { return charts_.value(metric); }
@@ -108,6 +110,7 @@ class RunMonitorWidget : public QWidget {
   RunMonitorOptions options_;
   QPointer<const app::RunModel> model_;
   QPointer<RunController> controller_;
+  NodeTable* nodes_ = nullptr;  // cluster runs: per-node state
   QHash<QString, MetricChartView*> charts_;
   MetricChartView* custom_chart_ = nullptr;
   QComboBox* chooser_ = nullptr;

@@ -1,5 +1,8 @@
 #include "ui/shell/launch_coordinator.hpp"
 
+#include "app/cluster/slurm_launcher.hpp"
+#include "app/cluster/ssh_launcher.hpp"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QSaveFile>
@@ -90,7 +93,28 @@ RunController* LaunchCoordinator::resume(const QString& run_dir, const app::Laun
   return start(request);
 }
 
+std::unique_ptr<app::Launcher> LaunchCoordinator::make_launcher() const {
+  if (target_ && target_->kind == app::ClusterKind::ssh) {
+    app::SshLauncherOptions o;
+    o.cluster = *target_;
+    o.delegate = delegate_;
+    return std::make_unique<app::SshLauncher>(o);
+  }
+  if (target_ && target_->kind == app::ClusterKind::slurm) {
+    app::SlurmLauncherOptions o;
+    o.cluster = *target_;
+    o.delegate = delegate_;
+    return std::make_unique<app::SlurmLauncher>(o);
+  }
+  return std::make_unique<app::LocalLauncher>(nullptr, launcher_options_);
+}
+
 RunController* LaunchCoordinator::start(const app::LaunchRequest& request) {
+  if (target_ && target_->kind == app::ClusterKind::kubernetes) {
+    emit error_message(tr("%1 is a Kubernetes cluster: export its manifests with `medsynth run --cluster FILE JOB --k8s-manifest OUT`.")
+                           .arg(target_->name));
+    return nullptr;
+  }
   if (RunController* live = active()) {
     emit error_message(tr("A run is in progress (%1): stop it first.").arg(live->run_dir()));
     return nullptr;
@@ -100,7 +124,9 @@ RunController* LaunchCoordinator::start(const app::LaunchRequest& request) {
     emit error_message(tr("Cannot launch: %1").arg(problems.join(QStringLiteral("; "))));
     return nullptr;
   }
-  auto* run = new RunController(request, launcher_options_, this);
+  app::LaunchRequest on_target = request;
+  if (target_) on_target.nproc_per_node = target_->nproc_per_node;  // the cluster's, not this machine's
+  auto* run = new RunController(on_target, make_launcher(), this);
   runs_ << run;
   connect(run, &RunController::run_dir_known, this, [this](const QString& dir) {
     if (store_) store_->set_active(dir, true);
@@ -121,8 +147,8 @@ RunController* LaunchCoordinator::start(const app::LaunchRequest& request) {
   emit run_opened(run);
   run->start();
   report_active();  // at once: a second click on Launch must not start a second run
-  emit status_message(tr("Launching %1 with %n process(es)…", nullptr, request.nproc_per_node)
-                          .arg(QFileInfo(request.job_file).fileName()));
+  emit status_message(target_ ? tr("Launching %1 on %2 (%3)…").arg(QFileInfo(request.job_file).fileName(), target_->name, app::to_string(target_->kind))
+                              : tr("Launching %1 with %n process(es)…", nullptr, request.nproc_per_node).arg(QFileInfo(request.job_file).fileName()));
   return run;
 }
 

@@ -13,9 +13,12 @@
 #include <QString>
 #include <QTemporaryDir>
 #include <memory>
+#include <optional>
 
 #include "app/jobs/job_document.hpp"
 #include "app/jobs/job_field_catalog.hpp"
+#include "app/cluster/auth_delegate.hpp"
+#include "app/cluster/cluster_spec.hpp"
 #include "app/launch/local_launcher.hpp"
 #include "app/runs/run_store.hpp"
 
@@ -34,6 +37,11 @@ class LaunchCoordinator : public QObject {
   void set_runs_dir(const QString& runs_dir);  // empty: the job's output.runs_dir
   QString runs_dir() const { return runs_dir_; }
   void set_launcher_options(const app::LocalLauncherOptions& options) { launcher_options_ = options; }
+  // Where the next launch runs: this machine (nullopt) or a cluster (SSH
+  // nodes or SLURM). delegate answers SSH questions (not owned).
+  void set_target(const std::optional<app::ClusterSpec>& cluster) { target_ = cluster; }
+  const std::optional<app::ClusterSpec>& target() const { return target_; }
+  void set_auth_delegate(app::AuthDelegate* delegate) { delegate_ = delegate; }
 
   // Null (and error_message) when the job cannot be launched.
   RunController* launch(const app::LaunchOptions& options);
@@ -58,6 +66,7 @@ class LaunchCoordinator : public QObject {
 
  private:
   RunController* start(const app::LaunchRequest& request);
+  std::unique_ptr<app::Launcher> make_launcher() const;
   QString job_file_for_launch(QString* error);
   void report_active();  // emits active_changed when it changed
 
@@ -65,6 +74,8 @@ class LaunchCoordinator : public QObject {
   QPointer<app::RunStore> store_;
   QString runs_dir_;
   app::LocalLauncherOptions launcher_options_;
+  std::optional<app::ClusterSpec> target_;
+  app::AuthDelegate* delegate_ = nullptr;
   std::unique_ptr<QTemporaryDir> temp_dir_;  // unsaved jobs handed to the engine
   int temp_counter_ = 0;
   bool reported_active_ = false;

@@ -19,6 +19,8 @@
 #include "ui/history/run_history_widget.hpp"
 #include "ui/jobs/job_editor_widget.hpp"
 #include "ui/machine/machine_panel.hpp"
+#include "ui/cluster/cluster_panel.hpp"
+#include "ui/cluster/gui_auth_delegate.hpp"
 #include "ui/monitor/run_controller.hpp"
 #include "ui/monitor/run_monitor_widget.hpp"
 #include "ui/shell/launch_coordinator.hpp"
@@ -56,6 +58,19 @@ MainWindow::MainWindow(SettingsStore* settings, QWidget* parent) : QMainWindow(p
   machine_dock_->setObjectName("machine_dock");
   machine_dock_->setWidget(machine_);
   addDockWidget(Qt::RightDockWidgetArea, machine_dock_);
+
+  // Clusters: SSH hosts and SLURM clusters to launch on (settings; no secrets).
+  cluster_inventory_ = std::make_unique<app::ClusterInventory>(settings_->qsettings());
+  auth_delegate_ = std::make_unique<GuiAuthDelegate>(this);
+  coordinator_->set_auth_delegate(auth_delegate_.get());
+  clusters_ = new ClusterPanel(cluster_inventory_.get(), auth_delegate_.get(), this);
+  cluster_dock_ = new QDockWidget(tr("Clusters"), this);
+  cluster_dock_->setObjectName("cluster_dock");
+  cluster_dock_->setWidget(clusters_);
+  addDockWidget(Qt::RightDockWidgetArea, cluster_dock_);
+  tabifyDockWidget(machine_dock_, cluster_dock_);
+  machine_dock_->raise();
+  job_editor_->set_launch_targets(cluster_inventory_->names());
 
   status_label_ = new QLabel(this);
   statusBar()->addPermanentWidget(status_label_);
@@ -136,6 +151,7 @@ void MainWindow::build_menus() {
   QAction* refresh = view->addAction(tr("&Refresh run history"), history_, &RunHistoryWidget::refresh);
   refresh->setShortcut(QKeySequence(Qt::Key_F5));
   view->addAction(machine_dock_->toggleViewAction());
+  view->addAction(cluster_dock_->toggleViewAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About medsynth"), this, [this] {
@@ -150,6 +166,12 @@ void MainWindow::wire() {
   connect(machine_, &MachinePanel::processes_changed, this, [this](int n) {
     job_editor_->set_world_size(n);
     settings_->set_processes(n);
+  });
+  connect(clusters_, &ClusterPanel::clusters_changed, this, [this] { job_editor_->set_launch_targets(cluster_inventory_->names()); });
+  connect(clusters_, &ClusterPanel::message, this, &MainWindow::show_status);
+  connect(job_editor_, &JobEditorWidget::launch_target_changed, this, [this](const QString& name) {
+    coordinator_->set_target(name.isEmpty() ? std::nullopt : cluster_inventory_->find(name));
+    show_status(name.isEmpty() ? tr("Launch runs on this machine.") : tr("Launch runs on cluster %1.").arg(name));
   });
   connect(machine_, &MachinePanel::max_restarts_changed, this, [this](int n) { settings_->set_max_restarts(n); });
   connect(machine_, &MachinePanel::probe_failed, this, [this](const QString& reason) {

@@ -10,6 +10,9 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include <memory>
+
+#include "app/cluster/cluster_inventory.hpp"
 #include "app/jobs/job_document.hpp"
 #include "app/runs/run_store.hpp"
 #include "ui/shell/command_line.hpp"
@@ -23,6 +26,8 @@ QT_END_NAMESPACE
 
 namespace medsynth::ui {
 
+class ClusterPanel;
+class GuiAuthDelegate;
 class JobEditorWidget;
 class LaunchCoordinator;
 class MachinePanel;
@@ -53,6 +58,7 @@ class MainWindow : public QMainWindow {
   app::RunStore* run_store() { return &store_; }
   JobEditorWidget* job_editor() const { return job_editor_; }
   MachinePanel* machine_panel() const { return machine_; }
+  ClusterPanel* cluster_panel() const { return clusters_; }
   RunHistoryWidget* history() const { return history_; }
   LaunchCoordinator* coordinator() const { return coordinator_; }
   ThemeController* theme() const { return theme_; }
@@ -91,6 +97,10 @@ class MainWindow : public QMainWindow {
   RunHistoryWidget* history_ = nullptr;
   MachinePanel* machine_ = nullptr;
   QDockWidget* machine_dock_ = nullptr;
+  std::unique_ptr<app::ClusterInventory> cluster_inventory_;
+  std::unique_ptr<GuiAuthDelegate> auth_delegate_;
+  ClusterPanel* clusters_ = nullptr;
+  QDockWidget* cluster_dock_ = nullptr;
   QHash<const RunController*, QPointer<RunMonitorWidget>> monitors_;
   QLabel* status_label_ = nullptr;
   QString last_message_;

@@ -55,6 +55,8 @@ class SettingsStore {
   void set_max_restarts(int n);
 
   void sync();
+  // The underlying settings, for stores of their own (app::ClusterInventory).
+  QSettings* qsettings() const { return settings_.get(); }
   QString file_name() const;
 
  private:
