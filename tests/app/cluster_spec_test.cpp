@@ -202,6 +202,17 @@ class ClusterSpecTest : public QObject {
     QTRY_VERIFY(processes_matching(dir + QStringLiteral("/run.sh")).isEmpty());
   }
 
+  void shippedExampleClusterFilesAreValid() {
+    for (const QString f : {QStringLiteral("two-nodes-ssh.yaml"), QStringLiteral("slurm-4x4.yaml"), QStringLiteral("kubernetes.yaml")}) {
+      // key_file must exist to validate: point it at something that does.
+      QString text = QString::fromUtf8(read_all(source_dir() + QStringLiteral("/resources/clusters/") + f));
+      QVERIFY2(!text.isEmpty(), qPrintable(f));
+      text.replace(QStringLiteral("~/.ssh/id_ed25519"), source_dir() + QStringLiteral("/README.md"));
+      QString error;
+      QVERIFY2(parse_cluster_yaml(text, f, &error), qPrintable(error));
+    }
+  }
+
   void launchRecordRoundTrips() {
     QTemporaryDir temp;
     QString error;
