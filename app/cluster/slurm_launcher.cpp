@@ -168,7 +168,9 @@ SlurmLauncher::SlurmLauncher(SlurmLauncherOptions options, QObject* parent) : La
   if (options_.records_dir.isEmpty()) options_.records_dir = default_launch_records_dir();
 }
 
-SlurmLauncher::~SlurmLauncher() {
+SlurmLauncher::~SlurmLauncher() { release_follower(); }
+
+void SlurmLauncher::release_follower() {
   if (follower_) follower_->abandon();
   if (thread_) {
     thread_->quit();
@@ -176,6 +178,8 @@ SlurmLauncher::~SlurmLauncher() {
     delete thread_;
   }
   delete follower_;
+  thread_ = nullptr;
+  follower_ = nullptr;
 }
 
 void SlurmLauncher::start(const LaunchRequest& request) {
@@ -183,21 +187,8 @@ void SlurmLauncher::start(const LaunchRequest& request) {
     emit failed_to_start(QStringLiteral("a run is already going on %1").arg(options_.cluster.name));
     return;
   }
-  QStringList errors = request.validate() + options_.validate();
   QByteArray job_text;
-  if (errors.isEmpty()) {
-    QFile job(request.job_file);
-    if (!job.open(QIODevice::ReadOnly)) errors << QStringLiteral("job_file: %1: %2").arg(request.job_file, job.errorString());
-    else job_text = job.readAll();
-  }
-  model_.clear();
-  if (!errors.isEmpty()) {
-    const QString reason = errors.join(QLatin1Char('\n'));
-    model_.set_status(RunStatus::failed, reason);
-    emit failed_to_start(reason);
-    emit finished(-1, RunStatus::failed);
-    return;
-  }
+  if (!prepare_start(request, options_.validate(), &job_text)) return;
   const ClusterSpec& c = options_.cluster;
   const QString work_dir = c.slurm.login_host.isEmpty() ? c.slurm.work_dir : c.find_host(c.slurm.login_host)->work_dir;
   record_ = {};
@@ -227,13 +218,7 @@ void SlurmLauncher::begin(const QByteArray& script, const QByteArray& job_text) 
   model_.set_status(RunStatus::pending);
   nodes_ = {NodeState{QStringLiteral("job"), QStringLiteral("submitting"), options_.cluster.name, -1}};
   emit nodes_changed();
-  if (follower_) follower_->abandon();
-  if (thread_) {
-    thread_->quit();
-    thread_->wait();
-    delete thread_;
-    delete follower_;
-  }
+  release_follower();
   follower_ = new SlurmFollower(options_, record_, script, job_text);
   thread_ = new QThread;
   thread_->setObjectName(QStringLiteral("slurm"));
@@ -263,14 +248,16 @@ void SlurmLauncher::begin(const QByteArray& script, const QByteArray& job_text) 
   });
   connect(follower_, &SlurmFollower::output_read, this, [this](const QByteArray& chunk) {
     out_partial_ += chunk;
+    model_.begin_batch();
     qsizetype nl;
     while ((nl = out_partial_.indexOf('\n')) >= 0) {
       const QString line = QString::fromUtf8(out_partial_.first(nl));
       out_partial_.remove(0, nl + 1);
       stderr_tail_ << line;
       if (stderr_tail_.size() > 20) stderr_tail_.removeFirst();
-      emit stderr_text(line);
+      relay_log_line({}, line);
     }
+    model_.end_batch();
   });
   connect(follower_, &SlurmFollower::ended, this, &SlurmLauncher::on_ended);
   thread_->start();

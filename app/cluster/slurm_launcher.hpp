@@ -52,6 +52,7 @@ class SlurmLauncher : public Launcher {
  private:
   void begin(const QByteArray& script, const QByteArray& job_text);
   void on_ended(int exit_code, const QString& reason);
+  void release_follower();  // abandons the follower, joins and deletes its thread
 
   SlurmLauncherOptions options_;
   LaunchRecord record_;

@@ -59,29 +59,13 @@ QStringList SshLauncher::engine_arguments(const LaunchRequest& r, int rank, cons
   return a;
 }
 
-void SshLauncher::fail_now(const QString& reason) {
-  model_.set_status(RunStatus::failed, reason);
-  emit failed_to_start(reason);
-  emit finished(-1, RunStatus::failed);
-}
-
 void SshLauncher::start(const LaunchRequest& request) {
   if (running_) {
     emit failed_to_start(QStringLiteral("a run is already going on %1").arg(options_.cluster.name));
     return;
   }
-  QStringList errors = request.validate() + options_.validate();
   QByteArray job_text;
-  if (errors.isEmpty()) {
-    QFile job(request.job_file);
-    if (!job.open(QIODevice::ReadOnly)) errors << QStringLiteral("job_file: %1: %2").arg(request.job_file, job.errorString());
-    else job_text = job.readAll();
-  }
-  model_.clear();
-  if (!errors.isEmpty()) {
-    fail_now(errors.join(QLatin1Char('\n')));
-    return;
-  }
+  if (!prepare_start(request, options_.validate(), &job_text)) return;
   record_ = {};
   record_.launch_id = new_launch_id();
   record_.cluster = options_.cluster;
@@ -104,7 +88,7 @@ void SshLauncher::reattach(const LaunchRecord& record) {
   options_.cluster = record.cluster;
   record_ = record;
   if (const QStringList e = options_.validate(); !e.isEmpty() || record.node_dirs.size() != record.cluster.hosts.size()) {
-    fail_now(e.isEmpty() ? QStringLiteral("launch record %1: %2 node directories for %3 hosts")
+    fail_start(e.isEmpty() ? QStringLiteral("launch record %1: %2 node directories for %3 hosts")
                                .arg(record.launch_id).arg(record.node_dirs.size()).arg(record.cluster.hosts.size())
                          : e.join(QLatin1Char('\n')));
     return;
@@ -205,15 +189,16 @@ void SshLauncher::on_out(int index, const QByteArray& chunk) {
 void SshLauncher::on_err(int index, const QByteArray& chunk) {
   QByteArray& partial = err_partial_[index];
   partial += chunk;
+  model_.begin_batch();
   qsizetype nl;
   while ((nl = partial.indexOf('\n')) >= 0) {
     const QString line = QString::fromUtf8(partial.first(nl));
     partial.remove(0, nl + 1);
-    const QString tagged = QStringLiteral("[%1] %2").arg(nodes_.value(index).name, line);
-    stderr_tail_ << tagged;
+    stderr_tail_ << QStringLiteral("[%1] %2").arg(nodes_.value(index).name, line);
     if (stderr_tail_.size() > k_stderr_tail_lines) stderr_tail_.removeFirst();
-    emit stderr_text(tagged);
+    relay_log_line(nodes_.value(index).name, line);
   }
+  model_.end_batch();
 }
 
 void SshLauncher::on_ended(int index, int exit_code, const QString& reason) {

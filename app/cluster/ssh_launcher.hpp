@@ -63,7 +63,6 @@ class SshLauncher : public Launcher {
   void on_err(int index, const QByteArray& chunk);
   void on_ended(int index, int exit_code, const QString& reason);
   void shut_down_threads();
-  void fail_now(const QString& reason);
 
   SshLauncherOptions options_;
   LaunchRecord record_;

@@ -1,6 +1,10 @@
 // Launcher: the shared part of every launcher (the model it owns).
 #include "app/launch/launcher.hpp"
 
+#include <QFile>
+
+#include "app/runs/rank_log_reader.hpp"
+
 namespace medsynth::app {
 
 Launcher::Launcher(QObject* parent) : QObject(parent) {
@@ -16,6 +20,33 @@ Launcher::~Launcher() = default;
 }  // namespace medsynth::app
 
 namespace medsynth::app {
+
+void Launcher::fail_start(const QString& reason) {
+  model_.set_status(RunStatus::failed, reason);
+  emit failed_to_start(reason);
+  emit finished(-1, RunStatus::failed);
+}
+
+bool Launcher::prepare_start(const LaunchRequest& request, QStringList problems, QByteArray* job_text) {
+  problems = request.validate() + problems;
+  if (problems.isEmpty()) {
+    QFile job(request.job_file);
+    if (!job.open(QIODevice::ReadOnly)) problems << QStringLiteral("job_file: %1: %2").arg(request.job_file, job.errorString());
+    else *job_text = job.readAll();
+  }
+  model_.clear();
+  if (problems.isEmpty()) return true;
+  fail_start(problems.join(QLatin1Char('\n')));
+  return false;
+}
+
+void Launcher::relay_log_line(const QString& source, const QString& line) {
+  emit stderr_text(source.isEmpty() ? line : QStringLiteral("[%1] %2").arg(source, line));
+  if (auto parsed = parse_rank_log_line(line)) {
+    model_.mark_log_file_followed(parsed->rank);  // the event stream's copies of warnings are dropped
+    model_.append_log(*parsed);
+  }
+}
 
 RunStatus Launcher::conclude_run(int exit_code, bool crashed, bool stop_requested, const QString& stderr_text) {
   if (model_.is_terminal()) return model_.status();

@@ -56,6 +56,17 @@ class Launcher : public QObject {
   // The run's status once its process(es) ended: the model's if the stream
   // ended with run_finished/run_failed, else decided from how it ended (and
   // set on the model with a message).
+  // The model fails with `reason`; failed_to_start, then finished(-1, failed).
+  void fail_start(const QString& reason);
+  // For launchers that ship the job file: checks the request (and the
+  // launcher's own problems), reads the job file into *job_text and clears
+  // the model. False after fail_start() when anything is wrong.
+  bool prepare_start(const LaunchRequest& request, QStringList problems, QByteArray* job_text);
+  // One line of a cluster node's stderr (or a SLURM output file): relayed as
+  // stderr_text ("[source] line"), and, when it is a rank's log line
+  // ("... [rank N] INFO ..."), added to the model's log of that rank: for
+  // cluster runs these lines are the rank logs.
+  void relay_log_line(const QString& source, const QString& line);
   RunStatus conclude_run(int exit_code, bool crashed, bool stop_requested, const QString& stderr_tail);
   void set_node_state(int index, const QString& state, const QString& detail, int exit_code = -1);
 

@@ -103,10 +103,7 @@ void LocalLauncher::start(const LaunchRequest& request) {
   stderr_partial_.clear();
   stderr_tail_.clear();
   if (!errors.isEmpty()) {
-    const QString reason = errors.join(QLatin1Char('\n'));
-    model_.set_status(RunStatus::failed, reason);
-    emit failed_to_start(reason);
-    emit finished(-1, RunStatus::failed);
+    fail_start(errors.join(QLatin1Char('\n')));
     return;
   }
 

@@ -166,6 +166,12 @@ class SshLauncherTest : public QObject {
     QVERIFY(from_file.value(QStringLiteral("train/loss")).size() >= 50);
     QCOMPARE(metric_series_of(*launcher.model()), from_file);  // none lost, none repeated
     for (const NodeState& n : launcher.nodes()) QCOMPARE(n.exit_code, 0);
+    // Both ranks' logs came back through their nodes' stderr.
+    for (int rank : {0, 1}) {
+      const auto& lines = launcher.model()->logs(rank);
+      QVERIFY2(std::any_of(lines.begin(), lines.end(), [](const LogLine& l) { return l.message.contains(QStringLiteral("run finished after 120 steps")); }),
+               qPrintable(QStringLiteral("rank %1: %2 log lines").arg(rank).arg(lines.size())));
+    }
     QTRY_VERIFY_WITH_TIMEOUT(processes_matching(launcher.record().launch_id).isEmpty(), 10000);
   }
 

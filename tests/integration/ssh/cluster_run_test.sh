@@ -14,7 +14,7 @@ set -euo pipefail
 medsynth="$1"; src="$2"; pair="$MEDSYNTH_TEST_SSH_DIR"
 out="$pair/console.out"
 "$medsynth" run --cluster "$pair/cluster.yaml" "$src/resources/jobs/quickstart.yaml" \
-  training.max_steps=80 training.val_every_steps=40 output.log_every_steps=2 data.num_train=8 data.num_val=2 \
+  training.max_steps=60 training.val_every_steps=60 output.log_every_steps=2 data.num_train=8 data.num_val=2 \
   > "$out" 2> "$pair/console.err" &
 console=$!
 # Once metrics stream, cut every live SSH connection of both nodes.
