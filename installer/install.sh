@@ -66,7 +66,9 @@ install_libtorch() {
     unzip -q -o "$w" 'nvidia/*' -d "$tmp"
   done
   # C++ needs only the shared libraries of the runtime wheels.
-  find "$tmp/nvidia" \( -name include -type d -prune -exec rm -rf {} + \) -o \( -name '*.a' -delete \)
+  # (Two passes: GNU find refuses -prune together with -delete as an error.)
+  find "$tmp/nvidia" -name include -type d -prune -exec rm -rf {} +
+  find "$tmp/nvidia" -name '*.a' -type f -delete
   echo "$TORCH_VERSION" > "$tmp/.medsynth-stamp"
   rm -rf "$prefix"; mv "$tmp" "$prefix"
 }

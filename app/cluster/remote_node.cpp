@@ -64,10 +64,14 @@ QString start_command(const QString& node_dir) {
 
 QString status_command(const QString& node_dir) {
   const QString d = q(node_dir);
+  // Between the engine's death and the wrapper's `mv exit.tmp exit` there is a
+  // moment with neither a live engine nor an exit file: a live wrapper means
+  // "still running" so the code is read on the next poll instead of "gone".
   return QStringLiteral(
              "cd %1 2>/dev/null || { echo gone; exit 0; }; "
              "if [ -s exit ]; then echo \"exit $(cat exit)\"; "
              "elif [ -s pid ] && kill -0 \"$(cat pid)\" 2>/dev/null; then echo \"running $(cat pid)\"; "
+             "elif [ -s wrapper.pid ] && kill -0 \"$(cat wrapper.pid)\" 2>/dev/null; then echo \"running $(cat pid)\"; "
              "elif [ -s exit ]; then echo \"exit $(cat exit)\"; "
              "else echo gone; fi")
       .arg(d);

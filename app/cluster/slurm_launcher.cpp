@@ -25,6 +25,10 @@ struct JobState {
   int exit_code = -1;
 };
 
+// The job's state from squeue, or from scontrol once it has left the queue.
+// A busy slurmctld answers with a timeout and no state: that is "unknown"
+// (empty state, polled again), never "gone" — only an explicit "Invalid job
+// id" from scontrol says the job is no longer known.
 JobState query_state(CommandShell& shell, const QString& id, bool* lost) {
   JobState s;
   const ShellResult q = shell.run(QStringLiteral("squeue -h -j %1 -o '%T|%R' 2>/dev/null; true").arg(id), {}, 30000);
@@ -39,7 +43,7 @@ JobState query_state(CommandShell& shell, const QString& id, bool* lost) {
   }
   if (s.state.isEmpty() || k_final_states.count(s.state)) {
     // Left the queue (or finishing): scontrol still knows it for MinJobAge.
-    const ShellResult c = shell.run(QStringLiteral("scontrol show job %1 -o 2>/dev/null; true").arg(id), {}, 30000);
+    const ShellResult c = shell.run(QStringLiteral("scontrol show job %1 -o 2>&1; true").arg(id), {}, 30000);
     if (c.connection_lost || !c.error.isEmpty()) {
       *lost = true;
       return s;
@@ -47,7 +51,7 @@ JobState query_state(CommandShell& shell, const QString& id, bool* lost) {
     const QString text = QString::fromUtf8(c.out);
     static const QRegularExpression state_re(QStringLiteral(R"(JobState=(\w+))")), exit_re(QStringLiteral(R"(ExitCode=(\d+):(\d+))"));
     if (const auto m = state_re.match(text); m.hasMatch()) s.state = m.captured(1);
-    else if (s.state.isEmpty()) s.state = QStringLiteral("GONE");
+    else if (s.state.isEmpty() && text.contains(QStringLiteral("Invalid job id"), Qt::CaseInsensitive)) s.state = QStringLiteral("GONE");
     if (const auto m = exit_re.match(text); m.hasMatch()) s.exit_code = m.captured(1).toInt() ? m.captured(1).toInt() : m.captured(2).toInt() ? 128 + m.captured(2).toInt() : 0;
   }
   return s;
@@ -105,6 +109,7 @@ void SlurmFollower::run() {
   QString run_dir;
   qint64 events_offset = 0, output_offset = 0;
   QString last_state;
+  JobState final_seen;  // a final state seen on the previous poll
   bool cancel_sent = false;
   QElapsedTimer down;
   while (!abandoned_) {
@@ -148,11 +153,23 @@ void SlurmFollower::run() {
       shell.reset();
       continue;
     }
+    if (st.state.isEmpty()) {  // slurmctld did not answer: ask again
+      QThread::msleep(o_.poll_interval_ms);
+      continue;
+    }
     if (st.state != last_state) {
       last_state = st.state;
       emit job_state(st.state, st.detail);
     }
-    if (k_final_states.count(st.state)) {
+    // A final state must be seen on two polls in a row (or be followed by
+    // "gone"): a job being requeued passes through states that look final
+    // for a moment, and its output is read once more after the second look.
+    if (!k_final_states.count(st.state)) {
+      final_seen = {};
+    } else if (final_seen.state.isEmpty() || (st.state != final_seen.state && st.state != QStringLiteral("GONE"))) {
+      final_seen = st;  // first look
+    } else {
+      if (st.state == QStringLiteral("GONE")) st = final_seen;
       int code = st.exit_code;
       if (st.state == QStringLiteral("COMPLETED")) code = 0;
       else if (st.state == QStringLiteral("CANCELLED") && code <= 0) code = 143;

@@ -4,7 +4,8 @@
 # cuts the console's SSH connections mid-run by killing the sshd processes
 # serving them, and checks that the run ends with world size 2 in
 # events.jsonl and that the metrics the console printed are exactly the
-# metric events of events.jsonl (nothing lost, nothing repeated).
+# metric events of events.jsonl (nothing lost, nothing repeated). One
+# intra-op thread per engine: the two "nodes" share this machine's cores.
 # Usage: cluster_run_test.sh MEDSYNTH ENGINE SOURCE_DIR
 set -euo pipefail
 medsynth="$1"; engine="$2"; src="$3"
@@ -15,6 +16,7 @@ medsynth="$1"; src="$2"; pair="$MEDSYNTH_TEST_SSH_DIR"
 out="$pair/console.out"
 "$medsynth" run --cluster "$pair/cluster.yaml" "$src/resources/jobs/quickstart.yaml" \
   training.max_steps=60 training.val_every_steps=60 output.log_every_steps=2 data.num_train=8 data.num_val=2 \
+  training.num_threads=1 \
   > "$out" 2> "$pair/console.err" &
 console=$!
 # Once metrics stream, cut every live SSH connection of both nodes.
