@@ -268,7 +268,13 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
     s.total_steps = job.training.max_steps > 0 ? job.training.max_steps : job.training.epochs * steps_per_epoch;
 
     s.task->to(s.device);
-    const at::MemoryFormat memory_format = resolve_memory_format(job.training.memory_format, job.training.amp, s.device);
+    // amp as it will run: bf16 autocast on a CPU without native bf16 would be
+    // far slower than fp32 (autocast_scope.hpp), so it is fp32 there.
+    const bool amp = job.training.amp && autocast_pays_off(s.device.type());
+    if (job.training.amp && !amp)
+      s.warn("training.amp: this CPU has no native bf16 (no AVX-512/AMX), where bf16 autocast runs many times slower than "
+             "fp32; training in fp32 (MEDSYNTH_CPU_BF16=1 forces bf16)");
+    const at::MemoryFormat memory_format = resolve_memory_format(job.training.memory_format, amp, s.device);
     apply_memory_format(*s.task, memory_format);
     s.task->train_mode(true);
     std::vector<std::string> parameter_names;
@@ -297,7 +303,6 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
       s.optimizers.push_back(std::move(slot));
     }
     s.ema = std::make_unique<EmaWeights>(*s.task, job.training.ema_decay);
-    const bool amp = job.training.amp;
     s.scaler = LossScaler(LossScalerOptions{.enabled = amp && s.device.is_cuda()});
     s.schedule = {job.training.lr, job.training.warmup_steps, s.total_steps, job.training.lr_schedule, job.training.min_lr_ratio};
     s.identity = {job.task, model_config_hash(job), job_config_hash(job), job_to_yaml(job)};

@@ -7,7 +7,8 @@ medsynth_add_test(NAME diffusion_ldm_tiny_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/ldm_pipeline_test.cpp
   LIBS medsynth_engine nlohmann_json::nlohmann_json
   LABELS slow
-  TIMEOUT 1200)
+  TIMEOUT 1200
+  PROCESSORS 2)
 add_dependencies(diffusion_ldm_tiny_test medsynth-engine)
 target_compile_definitions(diffusion_ldm_tiny_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 medsynth_add_test(NAME diffusion_ldm_pipeline_test

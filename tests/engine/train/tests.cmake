@@ -29,3 +29,8 @@ medsynth_add_test(NAME train_survival_test
   TIMEOUT 600)
 add_dependencies(train_survival_test medsynth-engine)
 target_compile_definitions(train_survival_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# When training.amp becomes bf16 autocast on a CPU, and MEDSYNTH_CPU_BF16.
+medsynth_add_test(NAME train_autocast_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/autocast_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
