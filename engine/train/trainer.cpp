@@ -271,9 +271,6 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
     // amp as it will run: bf16 autocast on a CPU without native bf16 would be
     // far slower than fp32 (autocast_scope.hpp), so it is fp32 there.
     const bool amp = job.training.amp && autocast_pays_off(s.device.type());
-    if (job.training.amp && !amp)
-      s.warn("training.amp: this CPU has no native bf16 (no AVX-512/AMX), where bf16 autocast runs many times slower than "
-             "fp32; training in fp32 (MEDSYNTH_CPU_BF16=1 forces bf16)");
     const at::MemoryFormat memory_format = resolve_memory_format(job.training.memory_format, amp, s.device);
     apply_memory_format(*s.task, memory_format);
     s.task->train_mode(true);
@@ -359,6 +356,9 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
            (train_set ? std::to_string(train_set->size()) + " train / " + std::to_string(val_set->size()) + " val volumes, "
                       : std::to_string(loader->item_count()) + " training items on this rank, ") +
            std::to_string(at::get_num_threads()) + " threads)");
+    if (job.training.amp && !amp)  // after the run's own first lines
+      s.warn("training.amp: this CPU has no native bf16 (no AVX-512/AMX), where bf16 autocast runs many times slower than "
+             "fp32; training in fp32 (MEDSYNTH_CPU_BF16=1 forces bf16)");
     if (options.progress_bar && !options.quiet) s.bar = std::make_unique<ProgressBar>();
     if (s.bar) s.logger->attach_progress_bar(s.bar.get());
 

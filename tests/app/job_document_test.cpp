@@ -55,10 +55,10 @@ class JobDocumentTest : public QObject {
     QVERIFY(doc.yaml().contains(QStringLiteral("  batch_size: 4\n")));
     // Everything else, comments included, is where it was.
     QCOMPARE(doc.yaml().split('\n').size(), before.split('\n').size());
-    QVERIFY(doc.yaml().contains(QStringLiteral("amp: true                  # bf16 autocast on CPU (2.5x faster here)")));
+    QVERIFY(doc.yaml().contains(QStringLiteral("amp: true                  # bf16 autocast where the CPU has native bf16 (2.5x faster), else fp32")));
     // A commented value keeps its comment.
     QVERIFY(doc.set_value(QStringLiteral("training.amp"), false));
-    QVERIFY(doc.yaml().contains(QStringLiteral("amp: false  # bf16 autocast on CPU (2.5x faster here)")));
+    QVERIFY(doc.yaml().contains(QStringLiteral("amp: false  # bf16 autocast where the CPU has native bf16 (2.5x faster), else fp32")));
     QCOMPARE(doc.spec()->training.amp, false);
     // A field absent from the file is inserted in its section; a new section at the end.
     QVERIFY(doc.set_value(QStringLiteral("training.gradient_accumulation_steps"), 3));

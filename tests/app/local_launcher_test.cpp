@@ -2,6 +2,8 @@
 // stop() of a running job (checkpoint, status stopped), a job-file error, a
 // crashing engine and a missing one. Runs through `launch --nproc-per-node 1`
 // when the engine has that verb, else `train` directly.
+#include <algorithm>
+
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -108,7 +110,8 @@ class LocalLauncherTest : public QObject {
     QVERIFY(stderr_lines.size() > 0);
     // The rank log is followed for the log tab (every level, not only warnings).
     QTRY_VERIFY_WITH_TIMEOUT(m->logs(0).size() >= 3, 10000);
-    QCOMPARE(m->logs(0).front().level, QStringLiteral("info"));
+    const auto logs = m->logs(0);
+    QVERIFY(std::any_of(logs.begin(), logs.end(), [](const auto& line) { return line.level == QStringLiteral("info"); }));
     QVERIFY(!launcher.is_running());
   }
 

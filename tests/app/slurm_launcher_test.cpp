@@ -84,6 +84,12 @@ class SlurmLauncherTest : public QObject {
   void sigusr1CheckpointsRequeuesAndTheJobResumes() {
     SlurmLauncher launcher(options());
     QSignalSpy finished(&launcher, &Launcher::finished);
+    QStringList states;  // the job states the launcher went through, for a failure message
+    connect(&launcher, &Launcher::nodes_changed, this, [&] {
+      const NodeState n = launcher.nodes().value(0);
+      const QString entry = n.state + QStringLiteral(" (") + n.detail + QLatin1Char(')');
+      if (states.isEmpty() || states.back() != entry) states << entry;
+    });
     launcher.start(request(QStringLiteral("slurm-requeue"), 200));
     QTRY_VERIFY_WITH_TIMEOUT(launcher.model()->series(QStringLiteral("train/loss")).size() >= 4 || !finished.isEmpty(), 180000);
     QVERIFY(finished.isEmpty());
@@ -92,10 +98,11 @@ class SlurmLauncherTest : public QObject {
     // Requeued jobs wait ~2 min before they may start again; the test does
     // not: once it is pending, it may begin now.
     QTRY_VERIFY_WITH_TIMEOUT(squeue(id).startsWith(QStringLiteral("PENDING")) || !finished.isEmpty(), 120000);
-    QVERIFY2(finished.isEmpty(), "the job ended instead of being requeued");
+    QCoreApplication::processEvents();  // a `finished` already queued from the follower thread
+    QVERIFY2(finished.isEmpty(), qPrintable(QStringLiteral("the job ended instead of being requeued: ") + states.join(QStringLiteral(" -> "))));
     QVERIFY(sh_.run(QStringLiteral("scontrol update JobId=%1 StartTime=now").arg(id)).ok());
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 240000);
-    QCOMPARE(launcher.model()->status(), RunStatus::finished);
+    QVERIFY2(launcher.model()->status() == RunStatus::finished, qPrintable(states.join(QStringLiteral(" -> "))));
 
     // Two attempts in one run directory: the second resumed from the SIGUSR1 checkpoint.
     const QByteArray events = read_all(launcher.run_dir() + QStringLiteral("/events.jsonl"));
