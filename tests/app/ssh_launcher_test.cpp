@@ -185,7 +185,11 @@ class SshLauncherTest : public QObject {
     QCOMPARE(processes_matching(id).size() >= 2, true);  // both nodes' engines
     launcher.stop();
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 120000);
-    QCOMPARE(launcher.model()->status(), RunStatus::stopped);
+    QStringList nodes;  // for the failure message: how each node ended
+    for (const NodeState& n : launcher.nodes()) nodes << QStringLiteral("%1: %2 (%3) exit %4").arg(n.name, n.state, n.detail).arg(n.exit_code);
+    QVERIFY2(launcher.model()->status() == RunStatus::stopped,
+             qPrintable(to_string(launcher.model()->status()) + QStringLiteral(": ") + launcher.model()->failure_message() +
+                        QStringLiteral(" | ") + nodes.join(QStringLiteral("; "))));
     for (const NodeState& n : launcher.nodes()) QCOMPARE(n.exit_code, 143);
     QVERIFY(processes_matching(id).isEmpty());
     // The stop saved a checkpoint past step 0.
