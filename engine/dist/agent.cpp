@@ -222,13 +222,26 @@ class Agent {
       }
       int exited_ok = 0;
       WorkerProcess* failed = nullptr;
+      WorkerProcess* stopped_by_peer = nullptr;
       for (auto& w : workers) {
         const WorkerState s = w->poll();
         if (s != WorkerState::exited) continue;
         if (w->exit_code() == 0)
           ++exited_ok;
+        else if (!stopping && (w->exit_code() == 143 || w->exit_code() == 130))
+          stopped_by_peer = w.get();
         else if (!failed)
           failed = w.get();
+      }
+      // A worker that left with the stop code while this node got no signal:
+      // another node was stopped first, and all ranks agreed on the stop at
+      // their per-step all-reduce (checkpoint written). The run is stopped,
+      // not failed; the other workers here leave the same way.
+      if (stopped_by_peer && !failed) {
+        stopping = true;
+        result.stop_signal = stopped_by_peer->exit_code() == 130 ? SIGINT : SIGTERM;
+        agent_log("rank " + std::to_string(stopped_by_peer->rank()) + " stopped with the ranks of another node; waiting for the others here");
+        continue;
       }
       if (stopping) {
         bool all_exited = true;

@@ -350,6 +350,31 @@ TEST(Launch, TwoNodesOfOneProcessTrainTogether) {
   EXPECT_TRUE(fs::exists(run + "/logs/rank1.log"));
 }
 
+// A stop that reaches one node first (the console signals nodes one after
+// the other): the ranks agree on it at their per-step all-reduce, so the
+// other node's worker leaves with 143 before its own launcher got a signal.
+// That node is stopped too, not failed.
+TEST(Launch, StoppingOneNodeStopsTheOtherAsStoppedNotFailed) {
+  Fixture f;
+  const std::string port = std::to_string(test::free_port());
+  auto node = [&](int rank) {
+    return launch_argv(f, 1, {"--nnodes", "2", "--node-rank", std::to_string(rank), "--master-addr", "127.0.0.1", "--master-port", port},
+                       {"training.max_steps=100000", "training.val_every_steps=5"});
+  };
+  test::ChildProcess node0(node(0), f.dir.path().string());
+  test::ChildProcess node1(node(1), f.dir.path().string());
+  ASSERT_TRUE(test::wait_until([&] { return has_checkpoint_at_least(f.runs, 5); }, std::chrono::seconds(120)));
+  ::kill(node1.pid(), SIGTERM);  // node 0 gets no signal
+  auto r1 = node1.wait();
+  auto r0 = node0.wait();
+  EXPECT_EQ(r1.exit_code, 143) << r1.err;
+  EXPECT_EQ(r0.exit_code, 143) << r0.err;
+  const auto finished = of_type(read_events(only_run(f.runs)), "run_finished");
+  ASSERT_FALSE(finished.empty());
+  EXPECT_EQ(finished.back()["status"], "stopped");
+  EXPECT_TRUE(of_type(read_events(only_run(f.runs)), "run_failed").empty());
+}
+
 // RELIABILITY 3: a node's launcher is killed mid-run -> its worker dies with it
 // (no orphan) and the other node's ranks fail at the collective timeout
 // instead of hanging.
