@@ -9,7 +9,7 @@ namespace medsynth {
 // Whether `training.amp` pays off on `device`: always on CUDA; on a CPU only
 // where LibTorch has native bf16 kernels (AVX-512 core or AMX on x86, bf16 on
 // Arm). Elsewhere its bf16 convolutions fall back to a reference GEMM that ran
-// ~100x slower than fp32 on an AVX2-only EPYC, so there amp means fp32.
+// ~25x slower than fp32 on an AVX2-only EPYC, so there amp means fp32.
 // MEDSYNTH_CPU_BF16=1 (or 0) in the environment forces the CPU answer.
 bool autocast_pays_off(c10::DeviceType device);
 
