@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
-# Installs everything medsynth needs to build, test and run on Debian 12:
-#   1. the Debian packages in installer/debian-packages.txt (only the missing ones);
+# Installs what medsynth needs on Debian 12:
+#   1. the missing Debian packages of the chosen profile (installer/packages/):
+#        --for engine  runtime-engine + build-engine: README command (1);
+#        --for full    the engine's, the console's and test.txt (default: README
+#                      command (2) and CI);
 #   2. LibTorch, taken from PyTorch's wheel on PyPI (pinned in installer/versions.env)
 #      together with the CUDA runtime wheels it links against, unpacked into a
 #      project-owned prefix. Nothing goes into the system Python.
+# A user's machine stays as it was: the installer never stops, disables or
+# reconfigures a service. Daemons that a package install would start (the test
+# list's sshd, slurmd, munge) are kept from starting by a temporary
+# policy-rc.d; the tests start private copies of their own (docs/install.md).
 # Idempotent and cached: wheels are kept in $MEDSYNTH_CACHE (default
 # ~/.cache/medsynth) and the unpacked prefix carries a stamp, so a second run,
 # even from a fresh clone, only checks and returns.
-# Prints nothing but progress; the last line is the Torch CMake directory.
+# Progress goes to stderr (the LibTorch download shows pip's progress bar on a
+# terminal); the last line on stdout is the Torch CMake directory.
+# Usage: install.sh [--for engine|full] [--packages-only] [--package-list FILE]...
+#   --package-list replaces the profile's lists (the installer's own test uses it).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -22,23 +32,56 @@ wheels="$cache/wheels-$TORCH_VERSION"
 log() { printf '[install] %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
+usage() { sed -n '/^# Usage: /,/^[^#]/s/^# //p' "${BASH_SOURCE[0]}"; }
+profile=full packages_only=0 lists=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --for) profile="${2:-}"; shift 2 ;;
+    --packages-only) packages_only=1; shift ;;
+    --package-list) lists+=("${2:?--package-list needs a file}"); profile=custom; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "install.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+if [ "$profile" != custom ]; then
+  case "$profile" in
+    engine) lists=("$here/packages/runtime-engine.txt" "$here/packages/build-engine.txt") ;;
+    full) lists=("$here"/packages/{runtime-engine,build-engine,runtime-console,build-console,test}.txt) ;;
+    *) echo "install.sh: --for must be 'engine' or 'full' (got '$profile')" >&2; exit 2 ;;
+  esac
+fi
+
+# Package installs must not start daemons on a user's machine (Debian starts
+# and enables a service when its package is installed). invoke-rc.d and
+# deb-systemd-invoke ask /usr/sbin/policy-rc.d first: exit 101 = "do not
+# start, stop or restart". It is only created when absent, and removed after;
+# a running service is never touched, an enabled one stays enabled.
+policy_rc=/usr/sbin/policy-rc.d
+created_policy_rc=0
+remove_policy_rc() { if [ "$created_policy_rc" = 1 ]; then as_root rm -f "$policy_rc"; fi; }
+trap remove_policy_rc EXIT
+
 install_debian_packages() {
-  mapfile -t wanted < <(sed -e 's/#.*//' -e '/^\s*$/d' "$here/debian-packages.txt")
+  mapfile -t wanted < <(sed -e 's/#.*//' -e '/^\s*$/d' "${lists[@]}" | sort -u)
   local missing=()
   for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then
-    log "Debian packages: all ${#wanted[@]} present"
+    log "Debian packages ($profile): all ${#wanted[@]} present"
     return
   fi
-  log "Debian packages: installing ${#missing[@]} (${missing[*]})"
+  log "Debian packages ($profile): installing ${#missing[@]} (${missing[*]})"
+  if [ ! -e "$policy_rc" ]; then
+    printf '#!/bin/sh\n# medsynth installer: no service starts during its package install (removed after).\nexit 101\n' |
+      as_root tee "$policy_rc" >/dev/null
+    as_root chmod 755 "$policy_rc"
+    created_policy_rc=1
+  fi
   as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  # The daemons come up enabled on install; tests start private copies of their own.
-  for svc in munge slurmctld slurmd ssh; do
-    as_root systemctl disable --now "$svc" >/dev/null 2>&1 || true
-  done
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  remove_policy_rc
+  created_policy_rc=0
 }
 
 install_libtorch() {
@@ -52,9 +95,12 @@ install_libtorch() {
   # --python-version pins the exact wheel whatever Python runs pip (the C++
   # libraries are the same in every cpXY wheel);
   # pip skips what is already in $wheels.
-  python3 -m pip download -q --disable-pip-version-check \
+  local quiet=-q
+  [ -t 2 ] && quiet=  # a terminal sees pip's progress bar (3-4 GB); a log gets no bar lines
+  # shellcheck disable=SC2086
+  python3 -m pip download $quiet --disable-pip-version-check \
     --only-binary=:all: --python-version "$TORCH_PYTHON_TAG" \
-    -d "$wheels" "torch==$TORCH_VERSION"
+    -d "$wheels" "torch==$TORCH_VERSION" >&2
   local tmp="$prefix.partial"
   rm -rf "$tmp"; mkdir -p "$tmp"
   log "LibTorch $TORCH_VERSION: unpacking into $prefix"
@@ -74,6 +120,7 @@ install_libtorch() {
 }
 
 install_debian_packages
+[ "$packages_only" = 1 ] && exit 0
 install_libtorch
 mkdir -p "$repo/.deps"
 ln -sfn "$prefix" "$repo/.deps/torch"

@@ -5,7 +5,7 @@
 # Extra arguments go to `medsynth-engine train` (e.g. training.max_steps=50).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$repo/installer/install.sh" >/dev/null
-"$repo/installer/build.sh" medsynth-engine
+"$repo/installer/install.sh" --for engine >/dev/null
+MEDSYNTH_CONSOLE=auto "$repo/installer/build.sh" medsynth-engine
 cd "$repo"
 exec "${MEDSYNTH_BUILD_DIR:-$repo/build}/bin/medsynth-engine" train resources/jobs/quickstart.yaml "$@"

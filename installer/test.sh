@@ -5,7 +5,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${MEDSYNTH_BUILD_DIR:-$repo/build}"
-"$repo/installer/install.sh" >/dev/null
+"$repo/installer/install.sh" --for full >/dev/null
 "$repo/installer/build.sh"
 "$repo/.ci/check-layers"
 args=(--test-dir "$build" --output-on-failure -LE bench -j 2 --timeout 900)

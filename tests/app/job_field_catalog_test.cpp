@@ -5,6 +5,7 @@
 
 #include "app/jobs/job_document.hpp"
 #include "app/jobs/job_field_catalog.hpp"
+#include "app/jobs/job_field_relations.hpp"
 #include "config/job_loader.hpp"
 #include "config/job_schema.hpp"
 
@@ -103,6 +104,29 @@ class JobFieldCatalogTest : public QObject {
     o.max_restarts = -1;
     QCOMPARE(o.validate().size(), 2);
     QVERIFY(o.validate().front().startsWith(QStringLiteral("nproc_per_node")));
+  }
+
+  // The quick start sets epochs 2 (a default) and max_steps 1500: the form must
+  // say that the steps end the run, and stop saying it once max_steps is 0.
+  void epochs_are_unused_while_max_steps_decides() {
+    JobDocument doc;
+    doc.set_yaml(QStringLiteral("name: t\ntraining:\n  epochs: 2\n  max_steps: 1500\n"));
+    const JobValueLookup value_of = [&](const QString& p) { return doc.value(p); };
+    const QString reason = unused_field_reason(QStringLiteral("training.epochs"), value_of);
+    QVERIFY2(reason.contains(QStringLiteral("Max steps (1500)")), qPrintable(reason));
+    QVERIFY(unused_field_reason(QStringLiteral("training.max_steps"), value_of).isEmpty());
+    QVERIFY(unused_field_reason(QStringLiteral("training.lr"), value_of).isEmpty());
+    QVERIFY(doc.set_value(QStringLiteral("training.max_steps"), 0));
+    QVERIFY(unused_field_reason(QStringLiteral("training.epochs"), value_of).isEmpty());
+  }
+
+  void window_overlap_is_unused_without_sliding_windows() {
+    JobDocument doc;
+    doc.set_yaml(QStringLiteral("name: t\ntraining:\n  val_sliding_window: false\n"));
+    const JobValueLookup value_of = [&](const QString& p) { return doc.value(p); };
+    QVERIFY(!unused_field_reason(QStringLiteral("training.val_overlap"), value_of).isEmpty());
+    QVERIFY(doc.set_value(QStringLiteral("training.val_sliding_window"), true));
+    QVERIFY(unused_field_reason(QStringLiteral("training.val_overlap"), value_of).isEmpty());
   }
 };
 

@@ -12,6 +12,8 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -165,11 +167,12 @@ void cache_table(int runs, int volumes, int edge) {
 
 int main(int argc, char** argv) {
   int runs = 3, volumes = 48, edge = 96;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--volumes")) volumes = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--edge")) edge = std::atoi(argv[++i]);
-  }
+  CLI::App cli{"medsynth-bench-data: VQ-GAN patch pipeline and survival SmartCache epochs. Prints tables; asserts nothing."};
+  cli.set_version_flag("--version", std::string("medsynth-bench-data ") + MEDSYNTH_VERSION);
+  cli.add_option("--runs", runs, "timed runs per row (median reported)")->check(CLI::PositiveNumber);
+  cli.add_option("--volumes", volumes, "volumes written for the cache table")->check(CLI::PositiveNumber);
+  cli.add_option("--edge", edge, "edge of those volumes in voxels")->check(CLI::PositiveNumber);
+  CLI11_PARSE(cli, argc, argv);
   const auto limits = bench::measure_machine_limits(at::get_num_threads());
   std::printf("machine: %s | flags: %s | threads %d\n\n", limits.cpu.c_str(), limits.flags.c_str(), at::get_num_threads());
   patch_table(runs);

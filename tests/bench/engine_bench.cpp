@@ -12,6 +12,8 @@
 #include <torch/optim/adamw.h>
 #include <torch/version.h>
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -178,17 +180,18 @@ void print_model_sizes() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--model-sizes")) {
-      print_model_sizes();
-      return 0;
-    }
   int threads = 2, runs = 5;
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--quick")) quick = true;
+  bool quick = false, model_sizes = false;
+  CLI::App cli{"medsynth-bench: the engine's foundation benchmarks (docs/performance.md). Prints tables; asserts nothing."};
+  cli.set_version_flag("--version", std::string("medsynth-bench ") + MEDSYNTH_VERSION);
+  cli.add_option("--threads", threads, "intra-op threads")->check(CLI::PositiveNumber);
+  cli.add_option("--runs", runs, "timed runs per row (median reported)")->check(CLI::PositiveNumber);
+  cli.add_flag("--quick", quick, "the quick start's model only, fewer rows");
+  cli.add_flag("--model-sizes", model_sizes, "print the MAISI-size models' parameters and FLOPs as JSON, then exit");
+  CLI11_PARSE(cli, argc, argv);
+  if (model_sizes) {
+    print_model_sizes();
+    return 0;
   }
   at::set_num_threads(threads);
   auto limits = bench::measure_machine_limits(threads);

@@ -11,6 +11,8 @@
 #include <ATen/Parallel.h>
 #include <torch/version.h>
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -54,11 +56,12 @@ Timing time_it(const std::function<void()>& f, int runs) {
 
 int main(int argc, char** argv) {
   int runs = 5, edge = 16, threads = 0;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--latent")) edge = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[++i]);
-  }
+  CLI::App cli{"medsynth-bench-ldm: wall time of sampling one volume with rflow, DDPM, DDIM and Fast-DDPM. Prints a table; asserts nothing."};
+  cli.set_version_flag("--version", std::string("medsynth-bench-ldm ") + MEDSYNTH_VERSION);
+  cli.add_option("--runs", runs, "timed runs per row (median reported)")->check(CLI::PositiveNumber);
+  cli.add_option("--latent", edge, "latent edge E (image edge 4E)")->check(CLI::PositiveNumber);
+  cli.add_option("--threads", threads, "intra-op threads (0: LibTorch's default)")->check(CLI::NonNegativeNumber);
+  CLI11_PARSE(cli, argc, argv);
   if (threads > 0) at::set_num_threads(threads);
   threads = at::get_num_threads();
   const auto limits = bench::measure_machine_limits(threads);

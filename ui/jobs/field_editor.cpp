@@ -113,12 +113,27 @@ FieldEditor::FieldEditor(const app::JobField& field, QWidget* parent) : QWidget(
   issue_->setStyleSheet(QStringLiteral("color: #d62728;"));
   issue_->hide();
 
+  unused_note_ = new QLabel(this);
+  unused_note_->setObjectName("unused_note");
+  unused_note_->setWordWrap(true);
+  unused_note_->setEnabled(false);  // the palette's disabled text: a remark, not an error
+  unused_note_->hide();
+
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(1);
   layout->addLayout(row);
   layout->addWidget(issue_);
+  layout->addWidget(unused_note_);
 }
+
+void FieldEditor::set_unused_reason(const QString& reason) {
+  unused_note_->setText(reason);
+  unused_note_->setVisible(!reason.isEmpty());
+  input_->setEnabled(reason.isEmpty());
+}
+
+QString FieldEditor::unused_reason() const { return unused_note_->text(); }
 
 QString FieldEditor::to_text(const QVariant& value) {
   if (!value.isValid() || value.isNull()) return {};

@@ -45,6 +45,11 @@ class FieldEditor : public QWidget {
   QString issue_text() const;
   bool has_issue() const;
 
+  // Another field makes this one unused (app::unused_field_reason): the input
+  // is disabled and the reason shows under it; "" enables it again.
+  void set_unused_reason(const QString& reason);
+  QString unused_reason() const;
+
   // The input widget (QSpinBox, QCheckBox, QComboBox or QLineEdit), for tests.
   QWidget* input() const { return input_; }
 
@@ -68,6 +73,7 @@ class FieldEditor : public QWidget {
   QComboBox* combo_ = nullptr;
   QLineEdit* line_ = nullptr;
   QLabel* issue_ = nullptr;
+  QLabel* unused_note_ = nullptr;
   QString local_error_;      // the text does not parse (shown before document issues)
   QStringList document_issues_;
   bool updating_ = false;    // set_value() in progress: swallow the input's signals

@@ -7,6 +7,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "app/jobs/job_field_relations.hpp"
 #include "ui/jobs/field_editor.hpp"
 
 namespace medsynth::ui {
@@ -113,7 +114,11 @@ void JobForm::on_edited(const QString& path, const QVariant& value) {
 }
 
 void JobForm::load_values() {
-  for (FieldEditor* e : std::as_const(editors_)) e->set_value(document_->value(e->path()));
+  const app::JobValueLookup value_of = [this](const QString& path) { return document_->value(path); };
+  for (FieldEditor* e : std::as_const(editors_)) {
+    e->set_value(document_->value(e->path()));
+    e->set_unused_reason(app::unused_field_reason(e->path(), value_of));
+  }
 }
 
 FieldEditor* JobForm::editor_for_issue(const QString& issue_path) const {
