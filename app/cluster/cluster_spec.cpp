@@ -20,7 +20,11 @@ struct Reader {
 
   void check_keys(const YAML::Node& map, const QString& where, const std::set<std::string>& allowed) {
     for (const auto& kv : map) {
-      const std::string key = kv.first.as<std::string>();
+      if (!kv.first.IsScalar()) {
+        errors << (where.isEmpty() ? QString() : where + QStringLiteral(": ")) + QStringLiteral("a field name must be a text");
+        continue;
+      }
+      const std::string key = kv.first.Scalar();
       const QString field = where.isEmpty() ? QString::fromStdString(key) : where + QLatin1Char('.') + QString::fromStdString(key);
       if (k_secret_keys.count(key))
         errors << QStringLiteral("%1: passwords and passphrases are never stored; use a key file or ssh-agent "
@@ -48,6 +52,14 @@ struct Reader {
                     .arg(where, QString::fromLatin1(key), n.IsScalar() ? QString::fromStdString(n.Scalar()) : QStringLiteral("a list or map"));
       return fallback;
     }
+  }
+  // A section (slurm:, kubernetes:) is a map; empty counts as absent. A scalar
+  // or a list there is an error, not a YAML exception deeper down.
+  bool section(const YAML::Node& n, const QString& field, const char* example) {
+    if (!n || n.IsNull()) return false;
+    if (n.IsMap()) return true;
+    errors << QStringLiteral("%1: must be a map (%2)").arg(field, QString::fromLatin1(example));
+    return false;
   }
   bool flag(const YAML::Node& map, const char* key, const QString& where, bool fallback) {
     const YAML::Node n = map[key];
@@ -144,6 +156,18 @@ QStringList ClusterSpec::validate() const {
       e << QStringLiteral("slurm.signal_seconds: must be 0..65535 (got %1)").arg(s.signal_seconds);
     if (s.login_host.isEmpty() && !s.work_dir.startsWith(QLatin1Char('/')))
       e << QStringLiteral("slurm.work_dir: must be an absolute path on this machine (got '%1')").arg(s.work_dir);
+    // partition, account and the launch directory are written into #SBATCH
+    // lines: a newline there would add a line to the batch script.
+    static const QRegularExpression partition_re(QStringLiteral("^[A-Za-z0-9_.,-]*$")), account_re(QStringLiteral("^[A-Za-z0-9_.-]*$"));
+    if (!partition_re.match(s.partition).hasMatch())
+      e << QStringLiteral("slurm.partition: '%1' is not a partition name (letters, digits, '_', '.', '-'; ',' between several)").arg(s.partition);
+    if (!account_re.match(s.account).hasMatch())
+      e << QStringLiteral("slurm.account: '%1' is not an account name (letters, digits, '_', '.', '-')").arg(s.account);
+    static const QRegularExpression space_or_control(QStringLiteral("[\\s\\x00-\\x1f\\x7f]"));
+    if (space_or_control.match(s.work_dir).hasMatch())
+      e << QStringLiteral("slurm.work_dir: must not contain spaces or control characters (it goes into #SBATCH lines)");
+    if (const ClusterHost* login = find_host(s.login_host); login && space_or_control.match(login->work_dir).hasMatch())
+      e << QStringLiteral("hosts: %1's work_dir must not contain spaces or control characters (it goes into #SBATCH lines)").arg(s.login_host);
     for (const QString& d : s.extra_directives)
       if (!d.startsWith(QStringLiteral("--")) || d.contains(QLatin1Char('\n')))
         e << QStringLiteral("slurm.extra_directives: '%1' must be one sbatch option starting with --").arg(d);
@@ -159,7 +183,7 @@ QStringList ClusterSpec::validate() const {
   return e;
 }
 
-std::optional<ClusterSpec> parse_cluster_yaml(const QString& text, const QString& source, QString* error) {
+static std::optional<ClusterSpec> read_cluster_yaml(const QString& text, const QString& source, QString* error) {
   Reader r{source, {}};
   YAML::Node root;
   try {
@@ -206,7 +230,7 @@ std::optional<ClusterSpec> parse_cluster_yaml(const QString& text, const QString
       spec.hosts << host;
     }
   }
-  if (const YAML::Node s = root["slurm"]) {
+  if (const YAML::Node s = root["slurm"]; r.section(s, QStringLiteral("slurm"), "login_host:, nodes:, ...")) {
     r.check_keys(s, QStringLiteral("slurm"), {"login_host", "nodes", "tasks_per_node", "gpus_per_node", "cpus_per_task", "partition", "account",
                                               "time", "signal_seconds", "requeue", "work_dir", "engine", "extra_directives"});
     const QString at = QStringLiteral("slurm.");
@@ -225,10 +249,13 @@ std::optional<ClusterSpec> parse_cluster_yaml(const QString& text, const QString
     d.engine = r.text(s, "engine", at, d.engine);
     if (const YAML::Node x = s["extra_directives"]) {
       if (!x.IsSequence()) r.errors << QStringLiteral("slurm.extra_directives: must be a list");
-      for (std::size_t i = 0; x.IsSequence() && i < x.size(); ++i) d.extra_directives << QString::fromStdString(x[i].as<std::string>());
+      for (std::size_t i = 0; x.IsSequence() && i < x.size(); ++i) {
+        if (x[i].IsScalar()) d.extra_directives << QString::fromStdString(x[i].Scalar());
+        else r.errors << QStringLiteral("slurm.extra_directives[%1]: must be a text (one #SBATCH option, e.g. --qos=high)").arg(i);
+      }
     }
   }
-  if (const YAML::Node k = root["kubernetes"]) {
+  if (const YAML::Node k = root["kubernetes"]; r.section(k, QStringLiteral("kubernetes"), "image:, nodes:, ...")) {
     r.check_keys(k, QStringLiteral("kubernetes"), {"image", "namespace", "nodes", "gpus_per_node", "data_claim", "runs_claim"});
     const QString at = QStringLiteral("kubernetes.");
     KubernetesSettings& d = spec.kubernetes;
@@ -245,6 +272,18 @@ std::optional<ClusterSpec> parse_cluster_yaml(const QString& text, const QString
     return std::nullopt;
   }
   return spec;
+}
+
+std::optional<ClusterSpec> parse_cluster_yaml(const QString& text, const QString& source, QString* error) {
+  // The reader checks every shape it reads; this is the net under it, so a
+  // shape it does not foresee is still an error and never an abort.
+  try {
+    return read_cluster_yaml(text, source, error);
+  } catch (const YAML::Exception& ex) {
+    const QString where = ex.mark.is_null() ? source : QStringLiteral("%1:%2").arg(source).arg(ex.mark.line + 1);
+    if (error) *error = QStringLiteral("%1: a value of an unexpected shape (%2)").arg(where, QString::fromStdString(ex.msg));
+    return std::nullopt;
+  }
 }
 
 std::optional<ClusterSpec> load_cluster_file(const QString& path, QString* error) {

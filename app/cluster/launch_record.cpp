@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QStandardPaths>
 
@@ -63,6 +64,13 @@ std::optional<LaunchRecord> load_launch_record(const QString& path, QString* err
   r.job_name = o.value(QStringLiteral("job_name")).toString();
   for (const auto& v : o.value(QStringLiteral("node_dirs")).toArray()) r.node_dirs << v.toString();
   r.slurm_job_id = o.value(QStringLiteral("slurm_job_id")).toString();
+  // The id goes into squeue/scontrol/scancel command lines on reattach: a
+  // record is a file anyone with write access to it could have edited.
+  static const QRegularExpression job_id(QStringLiteral("^\\d+$"));
+  if (!r.slurm_job_id.isEmpty() && !job_id.match(r.slurm_job_id).hasMatch()) {
+    if (error) *error = QStringLiteral("%1: slurm_job_id: '%2' is not a SLURM job id (digits only)").arg(path, r.slurm_job_id);
+    return std::nullopt;
+  }
   r.started = QDateTime::fromString(o.value(QStringLiteral("started")).toString(), Qt::ISODateWithMs);
   QString cluster_error;
   auto cluster = parse_cluster_yaml(o.value(QStringLiteral("cluster")).toString(), path + QStringLiteral(" (cluster)"), &cluster_error);

@@ -5,11 +5,21 @@
 
 namespace medsynth::app {
 
+namespace {
+// The job name comes from a file name: anything but a plain name character
+// (a newline above all, which would add a line to the script) becomes '_'.
+QString plain_job_name(QString name) {
+  for (QChar& c : name)
+    if (!(c.isLetterOrNumber() && c.unicode() < 128) && c != QLatin1Char('_') && c != QLatin1Char('-') && c != QLatin1Char('.')) c = QLatin1Char('_');
+  return name;
+}
+}  // namespace
+
 QString sbatch_script(const ClusterSpec& cluster, const LaunchRequest& request, const SbatchJob& job) {
   const SlurmSettings& s = cluster.slurm;
   QStringList lines{QStringLiteral("#!/bin/sh"),
                     QStringLiteral("# medsynth launch %1 (written by the console; docs/cluster.md)").arg(job.launch_id),
-                    QStringLiteral("#SBATCH --job-name=%1").arg(job.job_name),
+                    QStringLiteral("#SBATCH --job-name=%1").arg(plain_job_name(job.job_name)),
                     QStringLiteral("#SBATCH --nodes=%1").arg(s.nodes),
                     QStringLiteral("#SBATCH --ntasks-per-node=%1").arg(s.tasks_per_node)};
   if (s.gpus_per_node > 0) lines << QStringLiteral("#SBATCH --gpus-per-node=%1").arg(s.gpus_per_node);

@@ -31,7 +31,7 @@ struct JobState {
 // id" from scontrol says the job is no longer known.
 JobState query_state(CommandShell& shell, const QString& id, bool* lost) {
   JobState s;
-  const ShellResult q = shell.run(QStringLiteral("squeue -h -j %1 -o '%T|%R' 2>/dev/null; true").arg(id), {}, 30000);
+  const ShellResult q = shell.run(QStringLiteral("squeue -h -j %1 -o '%T|%R' 2>/dev/null; true").arg(shell_quote(id)), {}, 30000);
   if (q.connection_lost || !q.error.isEmpty()) {
     *lost = true;
     return s;
@@ -43,7 +43,7 @@ JobState query_state(CommandShell& shell, const QString& id, bool* lost) {
   }
   if (s.state.isEmpty() || k_final_states.count(s.state)) {
     // Left the queue (or finishing): scontrol still knows it for MinJobAge.
-    const ShellResult c = shell.run(QStringLiteral("scontrol show job %1 -o 2>&1; true").arg(id), {}, 30000);
+    const ShellResult c = shell.run(QStringLiteral("scontrol show job %1 -o 2>&1; true").arg(shell_quote(id)), {}, 30000);
     if (c.connection_lost || !c.error.isEmpty()) {
       *lost = true;
       return s;
@@ -129,7 +129,7 @@ void SlurmFollower::run() {
       down.invalidate();
     }
     if (cancel_requested_ && !cancel_sent) {
-      const ShellResult c = shell->run(QStringLiteral("scancel %1").arg(id));
+      const ShellResult c = shell->run(QStringLiteral("scancel %1").arg(shell_quote(id)));
       lost = c.connection_lost;
       if (c.ok()) cancel_sent = true;
       else if (!lost) emit output_read(QStringLiteral("medsynth console: scancel %1: %2\n").arg(id, c.problem()).toUtf8());

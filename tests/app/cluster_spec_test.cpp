@@ -80,6 +80,32 @@ class ClusterSpecTest : public QObject {
     QVERIFY2(e.contains(QStringLiteral("kubernetes.runs_claim")), qPrintable(e));
   }
 
+  // Issue 19.1: a section or entry of the wrong shape threw YAML::InvalidNode
+  // or TypedBadConversion outside any try block, and the console and
+  // `medsynth run --cluster` died with SIGABRT. Each must name the field.
+  void sectionsAndEntriesOfTheWrongShapeAreErrorsNamingTheField() {
+    const struct {
+      const char* yaml;
+      const char* expected;
+    } cases[] = {
+        {"name: x\nkind: slurm\nslurm: 5\n", "c.yaml: slurm: must be a map (login_host:, nodes:, ...)"},
+        {"name: x\nkind: slurm\nslurm: [a]\n", "c.yaml: slurm: must be a map"},
+        {"name: x\nkind: slurm\nslurm: {work_dir: /w, extra_directives: [{a: b}]}\n", "c.yaml: slurm.extra_directives[0]: must be a text"},
+        {"name: x\nkind: slurm\nslurm: {work_dir: /w, extra_directives: [--qos=high, [x]]}\n", "slurm.extra_directives[1]: must be a text"},
+        {"name: x\nkind: kubernetes\nkubernetes: [image]\n", "c.yaml: kubernetes: must be a map"},
+        {"name: x\nhosts: [{[a]: b}]\n", "c.yaml: hosts[0]: a field name must be a text"},
+        {"name: x\n[a, b]: 1\n", "c.yaml: a field name must be a text"},
+        {"name: x\nhosts: {a: b}\n", "c.yaml: hosts: must be a list"},
+    };
+    for (const auto& c : cases) {
+      const QString e = parse_error(QString::fromLatin1(c.yaml));
+      QVERIFY2(e.contains(QString::fromLatin1(c.expected)), qPrintable(QStringLiteral("%1\n-> %2").arg(QString::fromLatin1(c.yaml), e)));
+    }
+    // An empty section is as if it were absent, as an empty job section is.
+    QVERIFY2(parse_error(QString::fromLatin1(k_ssh_cluster) + QStringLiteral("kubernetes:\n")).isEmpty(),
+             qPrintable(parse_error(QString::fromLatin1(k_ssh_cluster) + QStringLiteral("kubernetes:\n"))));
+  }
+
   void sbatchScriptAsksForTheSignalRequeueAndOneTaskPerGpu() {
     QString error;
     const auto spec = parse_cluster_yaml(QStringLiteral("name: hpc\nkind: slurm\nslurm: {nodes: 4, tasks_per_node: 4, gpus_per_node: 4, "
@@ -102,6 +128,26 @@ class ClusterSpecTest : public QObject {
                                        "training.lr=1e-4 'name=it'\\''s' --no-progress --runs-dir /w/.medsynth/launches/L/runs --data /data/ct")),
              qPrintable(s));
     QVERIFY(!s.contains(QStringLiteral("MASTER_PORT")));  // derived from the job id
+    // Issue 19.4: a job file named with a newline must not add a script line.
+    const QString named = sbatch_script(*spec, r, {QStringLiteral("/w/L"), QStringLiteral("medsynth-a\n#SBATCH --wrap=x y"), QStringLiteral("L")});
+    QVERIFY2(named.contains(QStringLiteral("#SBATCH --job-name=medsynth-a__SBATCH_--wrap_x_y\n")), qPrintable(named));
+    QVERIFY(!named.contains(QStringLiteral("\n#SBATCH --wrap")));
+  }
+
+  // Issue 19.4: partition, account and work_dir went unchecked into #SBATCH
+  // lines, so a newline in them added a line to the batch script.
+  void sbatchFieldsThatWouldAddAScriptLineAreRefused() {
+    const QString head = QStringLiteral("name: x\nkind: slurm\n");
+    QString e = parse_error(head + QStringLiteral("slurm: {work_dir: /w, partition: \"gpu\\n#SBATCH --wrap=touch\"}\n"));
+    QVERIFY2(e.contains(QStringLiteral("slurm.partition: 'gpu\n#SBATCH --wrap=touch' is not a partition name")), qPrintable(e));
+    e = parse_error(head + QStringLiteral("slurm: {work_dir: /w, account: \"lab x\"}\n"));
+    QVERIFY2(e.contains(QStringLiteral("slurm.account: 'lab x' is not an account name")), qPrintable(e));
+    e = parse_error(head + QStringLiteral("slurm: {work_dir: \"/w\\n#SBATCH --wrap=touch\"}\n"));
+    QVERIFY2(e.contains(QStringLiteral("slurm.work_dir: must not contain spaces or control characters")), qPrintable(e));
+    e = parse_error(head + QStringLiteral("hosts: [{name: login, address: h, work_dir: \"/s/a b\"}]\nslurm: {login_host: login}\n"));
+    QVERIFY2(e.contains(QStringLiteral("hosts: login's work_dir must not contain spaces")), qPrintable(e));
+    QVERIFY2(parse_error(head + QStringLiteral("slurm: {work_dir: /w, partition: \"gpu,gpu-long\", account: proj_1.a}\n")).isEmpty(),
+             qPrintable(parse_error(head + QStringLiteral("slurm: {work_dir: /w, partition: \"gpu,gpu-long\", account: proj_1.a}\n"))));
   }
 
   void kubernetesManifestIsAnIndexedJobWithARendezvousService() {
@@ -229,6 +275,14 @@ class ClusterSpecTest : public QObject {
     write_all(temp.filePath(QStringLiteral("bad.json")), "{\"launch_id\": 3");
     QVERIFY(!load_launch_record(temp.filePath(QStringLiteral("bad.json")), &error));
     QVERIFY2(error.contains(QStringLiteral("bad.json: not a launch record")), qPrintable(error));
+    // Issue 19.4: the job id goes into squeue/scancel command lines on reattach.
+    r.slurm_job_id = QStringLiteral("1;touch $T/pwned #");
+    QVERIFY2(save_launch_record(r, temp.path(), &error), qPrintable(error));
+    QVERIFY(!load_launch_record(temp.filePath(r.file_name()), &error));
+    QVERIFY2(error.contains(QStringLiteral("slurm_job_id: '1;touch $T/pwned #' is not a SLURM job id")), qPrintable(error));
+    r.slurm_job_id = QStringLiteral("4242");
+    QVERIFY2(save_launch_record(r, temp.path(), &error), qPrintable(error));
+    QVERIFY2(load_launch_record(temp.filePath(r.file_name()), &error), qPrintable(error));
   }
 };
 
