@@ -37,16 +37,30 @@ QVariant scalar_to_variant(const YAML::Node& node) {
   return text;
 }
 
-QVariant node_to_variant(const YAML::Node& node) {
+// yaml-cpp keeps an alias as a shared node, so a 1 KB "billion laughs" file
+// is small as a tree and only explodes when it is copied out. A job has a few
+// hundred values and is four levels deep: the copy stops far beyond that.
+constexpr int k_max_values = 100000;
+constexpr int k_max_depth = 64;
+
+struct TooBig {
+  QString reason;
+};
+
+QVariant node_to_variant(const YAML::Node& node, int depth, int& values) {
+  if (++values > k_max_values)
+    throw TooBig{QStringLiteral("the document expands to more than %1 values (aliases that repeat aliases?); a job has a few hundred")
+                     .arg(k_max_values)};
+  if (depth > k_max_depth) throw TooBig{QStringLiteral("the document is nested deeper than %1 levels; a job has at most 4").arg(k_max_depth)};
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       QVariantMap map;
-      for (const auto& kv : node) map.insert(QString::fromStdString(kv.first.Scalar()), node_to_variant(kv.second));
+      for (const auto& kv : node) map.insert(QString::fromStdString(kv.first.Scalar()), node_to_variant(kv.second, depth + 1, values));
       return map;
     }
     case YAML::NodeType::Sequence: {
       QVariantList list;
-      for (const auto& item : node) list.append(node_to_variant(item));
+      for (const auto& item : node) list.append(node_to_variant(item, depth + 1, values));
       return list;
     }
     case YAML::NodeType::Scalar: return scalar_to_variant(node);
@@ -97,7 +111,11 @@ std::optional<QVariantMap> parse_job_tree(const QString& text, QString* error) {
       if (error) *error = QStringLiteral("the document is not a mapping of sections");
       return std::nullopt;
     }
-    return node_to_variant(root).toMap();
+    int values = 0;
+    return node_to_variant(root, 0, values).toMap();
+  } catch (const TooBig& e) {
+    if (error) *error = e.reason;
+    return std::nullopt;
   } catch (const YAML::Exception& e) {
     if (error) *error = QString::fromStdString(e.what());
     return std::nullopt;

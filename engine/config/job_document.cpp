@@ -39,13 +39,20 @@ YAML::Node to_yaml_node(const OrderedJson& j) {
   }
 }
 
+// A job is four levels deep at most (model.autoencoder.num_channels[i]).
+// Deeper nesting is refused as it is read: a file nested 100 000 deep made
+// the dotted paths below cost memory with the square of the depth (3.4 GB).
+constexpr int k_max_json_depth = 64;
+
 // Tracks the open objects while nlohmann parses, to report a key given twice.
 class DuplicateKeyFinder {
  public:
-  explicit DuplicateKeyFinder(std::vector<FieldError>& errors) : errors_(errors) {}
+  DuplicateKeyFinder(std::vector<FieldError>& errors, const std::string& source_name) : errors_(errors), source_name_(source_name) {}
 
-  bool operator()(int /*depth*/, OrderedJson::parse_event_t event, OrderedJson& parsed) {
+  bool operator()(int depth, OrderedJson::parse_event_t event, OrderedJson& parsed) {
     using E = OrderedJson::parse_event_t;
+    if (depth > k_max_json_depth)
+      throw_syntax(source_name_, "invalid JSON: nested deeper than " + std::to_string(k_max_json_depth) + " levels (a job has at most 4)");
     switch (event) {
       case E::object_start: open_.push_back({pending_key(), {}, {}}); break;
       case E::array_start: open_.push_back({pending_key() + "[]", {}, {}}); array_depth_.push_back(open_.size()); break;
@@ -85,6 +92,7 @@ class DuplicateKeyFinder {
   }
 
   std::vector<FieldError>& errors_;
+  const std::string& source_name_;
   std::vector<Open> open_;
   std::vector<std::size_t> array_depth_;
 };
@@ -92,7 +100,7 @@ class DuplicateKeyFinder {
 YAML::Node parse_json(const std::string& text, const std::string& source_name, std::vector<FieldError>& errors) {
   std::vector<FieldError> duplicates;
   try {
-    DuplicateKeyFinder finder(duplicates);
+    DuplicateKeyFinder finder(duplicates, source_name);
     const auto json = OrderedJson::parse(text, std::ref(finder));
     errors.insert(errors.end(), duplicates.begin(), duplicates.end());
     return to_yaml_node(json);

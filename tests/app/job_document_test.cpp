@@ -6,6 +6,7 @@
 
 #include "app/jobs/job_document.hpp"
 #include "app/jobs/job_templates.hpp"
+#include "app/jobs/job_yaml_tree.hpp"
 #include "app_test_support.hpp"
 #include "config/job_loader.hpp"
 
@@ -29,7 +30,7 @@ class JobDocumentTest : public QObject {
     QVERIFY(doc.spec().has_value());
     QCOMPARE(doc.spec()->training.batch_size, 2);
     QCOMPARE(doc.value(QStringLiteral("training.batch_size")).toInt(), 2);
-    QCOMPARE(doc.value(QStringLiteral("training.lr")).toDouble(), 2.0e-3);
+    QCOMPARE(doc.value(QStringLiteral("training.lr")).toDouble(), 1.0e-3);
     QCOMPARE(doc.value(QStringLiteral("data.patch_size")).toList(), (QVariantList{32, 32, 32}));
     QCOMPARE(doc.value(QStringLiteral("training.epochs")).toInt(), 2);  // not in the file: the default
     QVERIFY(!doc.value(QStringLiteral("training.no_such_field")).isValid());
@@ -134,6 +135,31 @@ class JobDocumentTest : public QObject {
     const QString broken = doc.yaml();
     QVERIFY(!doc.set_value(QStringLiteral("training.epochs"), 4));
     QCOMPARE(doc.yaml(), broken);
+  }
+
+  // Issue 19.5: a 1 KB "billion laughs" file (aliases of aliases, 9^9 values
+  // once copied out) expanded without bound in the job editor.
+  void aliases_that_explode_are_refused_not_expanded() {
+    QString bomb = QStringLiteral("name: t\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for (int i = 1; i < 10; ++i) {
+      QStringList refs;
+      for (int k = 0; k < 9; ++k) refs << QStringLiteral("*a%1").arg(i - 1);
+      bomb += QStringLiteral("a%1: &a%1 [%2]\n").arg(i).arg(refs.join(QStringLiteral(", ")));
+    }
+    bomb += QStringLiteral("data:\n  patch_size: *a9\n");
+    QVERIFY(bomb.size() < 1024);
+    QString error;
+    QVERIFY(!parse_job_tree(bomb, &error));
+    QVERIFY2(error.contains(QStringLiteral("expands to more than 100000 values")), qPrintable(error));
+    JobDocument doc;
+    doc.set_yaml(bomb);
+    QVERIFY(!doc.is_valid());
+    QTemporaryDir tmp;
+    QVERIFY(!doc.save(tmp.filePath(QStringLiteral("bomb.json")), &error));
+    QVERIFY2(error.contains(QStringLiteral("expands to more than")), qPrintable(error));
+    // Deep nesting, too.
+    QVERIFY(!parse_job_tree(QStringLiteral("name: t\nmodel: ") + QString(100, QLatin1Char('[')) + QString(100, QLatin1Char(']')) + QLatin1Char('\n'), &error));
+    QVERIFY2(error.contains(QStringLiteral("nested deeper than 64 levels")), qPrintable(error));
   }
 
   void a_missing_data_folder_is_reported_by_the_config_library() {
