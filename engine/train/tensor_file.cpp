@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -165,16 +166,24 @@ TensorFile read_tensor_file(const std::string& path) {
         e["data_offsets"].size() != 2)
       throw DataError(path, "tensor '" + it.key() + "': malformed shape or data_offsets");
     std::vector<int64_t> shape;
-    std::uint64_t numel = 1;
+    std::uint64_t numel = 1, expected = 0;
+    bool wraps = false;
     for (const auto& d : e["shape"]) {
       if (!d.is_number_integer() || d.get<int64_t>() < 0) throw DataError(path, "tensor '" + it.key() + "': bad shape");
       shape.push_back(d.get<int64_t>());
-      numel *= static_cast<std::uint64_t>(shape.back());
-      if (numel > data_size) break;
+      // A product that wraps around 64 bits can land on the stored byte count
+      // (3 x 6148914691236517206 = 2 mod 2^64): check every multiplication.
+      wraps = wraps || __builtin_mul_overflow(numel, static_cast<std::uint64_t>(shape.back()), &numel);
+    }
+    wraps = wraps || __builtin_mul_overflow(numel, static_cast<std::uint64_t>(c10::elementSize(type)), &expected) ||
+            expected > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    if (wraps) {
+      std::string text;
+      for (const auto n : shape) text += (text.empty() ? "[" : ", ") + std::to_string(n);
+      throw DataError(path, "tensor '" + it.key() + "': shape " + text + "] has more bytes than 64 bits count");
     }
     std::uint64_t begin = e["data_offsets"][0].get<std::uint64_t>();
     std::uint64_t end = e["data_offsets"][1].get<std::uint64_t>();
-    std::uint64_t expected = numel * c10::elementSize(type);
     if (begin > end || end > data_size)
       throw DataError(path, "tensor '" + it.key() + "': data range [" + std::to_string(begin) + ", " + std::to_string(end) +
                                 ") lies outside the file's " + std::to_string(data_size) + " data bytes (truncated?)");

@@ -95,6 +95,10 @@ void restore_weights(Task& task, const TensorFile& file, const std::string& path
       if (it->second.sizes() != target.sizes())
         throw UsageError(path + ": tensor " + m.name + "." + name + " has shape " + c10::str(it->second.sizes()) +
                          ", the model expects " + c10::str(target.sizes()));
+      // copy_ would convert silently: a bf16 or fp16 file is not this model's.
+      if (it->second.scalar_type() != target.scalar_type())
+        throw UsageError(path + ": tensor " + m.name + "." + name + " is " + c10::toString(it->second.scalar_type()) + ", the model's is " +
+                         c10::toString(target.scalar_type()) + " (a checkpoint of another precision or tool)");
       target.copy_(it->second);
     };
     for (const auto& p : m.module->named_parameters(true)) load(p.key(), p.value());
@@ -135,6 +139,11 @@ TrainingProgress restore_training_state(Task& task, std::vector<OptimizerSlot>& 
       auto b = file.tensors.find(base + ".exp_avg_sq");
       if (a == file.tensors.end() || b == file.tensors.end()) continue;  // parameter never stepped
       const auto& param = slot.group.parameters[i];
+      for (const auto& moment : {a, b})
+        if (moment->second.sizes() != param.sizes() || moment->second.scalar_type() != param.scalar_type())
+          throw UsageError(path + ": optimizer state " + moment->first + " is " + c10::toString(moment->second.scalar_type()) + " " +
+                           c10::str(moment->second.sizes()) + ", its parameter is " + c10::toString(param.scalar_type()) + " " +
+                           c10::str(param.sizes()));
       auto s = std::make_unique<torch::optim::AdamWParamState>();
       s->step(step);
       s->exp_avg(a->second.to(param.device()).clone());

@@ -75,6 +75,27 @@ TEST(TensorFile, CorruptOrTruncatedFilesAreRefusedNamingThePath) {
   }
 }
 
+// Issue 19.8: 3 x 6148914691236517206 wraps to 2 in 64 bits, so the byte
+// count matched 8 data bytes and the reader went on to allocate the shape.
+TEST(TensorFile, AShapeWhoseProductWrapsAround64BitsIsRefused) {
+  test::TempDir dir("tfwrap");
+  for (const std::string shape : {"[3, 6148914691236517206]", "[4294967296, 4294967296, 1]", "[2, 4611686018427387904]"}) {
+    const std::string header = R"({"w":{"dtype":"F32","shape":)" + shape + R"(,"data_offsets":[0,8]}})";
+    std::string bytes(8, '\0');
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+    bytes += header + std::string(8, '\0');
+    const auto path = (dir / "wrap.safetensors").string();
+    test::write_bytes(path, bytes);
+    try {
+      read_tensor_file(path);
+      FAIL() << shape << " was accepted";
+    } catch (const DataError& e) {
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("tensor 'w': shape " + shape), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(TensorFile, KillDuringWriteLeavesThePreviousCheckpointLoadable) {
   test::TempDir dir("kill");
   const auto path = (dir / "last.safetensors").string();

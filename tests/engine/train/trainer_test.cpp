@@ -188,3 +188,45 @@ TEST(Trainer, RefusesACheckpointOfAnotherModel) {
   o3.resume_from = dir.path().string() + "/missing.safetensors";
   EXPECT_THROW(run_training(job, o3), DataError);
 }
+
+// Issue 19.8: copy_ converted a bf16 tensor silently on resume, and optimizer
+// moments of another shape were handed to AdamW as they were.
+TEST(Trainer, RefusesACheckpointWithAnotherDtypeOrOptimizerShapesAtResume) {
+  test::TempDir dir("foreign_dtype");
+  JobSpec job = test::tiny_autoencoder_job(dir.path().string());
+  job.training.max_steps = 2;
+  auto options = options_for(job);
+  run_training(job, options);
+  const TensorFile good = read_tensor_file(options.run.checkpoints_dir() + "/last.safetensors");
+  auto resume_from = [&](const TensorFile& edited, const std::string& name) {
+    const std::string path = dir.path().string() + "/" + name;
+    write_tensor_file(path, edited);
+    auto o = options_for(job);
+    o.resume_from = path;
+    try {
+      run_training(job, o);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  std::string weight, moment;
+  for (const auto& [name, t] : good.tensors) {
+    if (weight.empty() && name.rfind("model.", 0) == 0 && name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0) weight = name;
+    if (moment.empty() && name.rfind("optim.", 0) == 0 && name.find(".exp_avg_sq") != std::string::npos && t.dim() > 1) moment = name;
+  }
+  ASSERT_FALSE(weight.empty());
+  ASSERT_FALSE(moment.empty());
+
+  TensorFile bf16 = good;
+  bf16.tensors[weight] = good.tensors.at(weight).to(at::kBFloat16);
+  const std::string dtype_error = resume_from(bf16, "bf16.safetensors");
+  EXPECT_NE(dtype_error.find("bf16.safetensors: tensor " + weight.substr(6) + " is BFloat16, the model's is Float"), std::string::npos)
+      << dtype_error;
+
+  TensorFile flat = good;
+  flat.tensors[moment] = good.tensors.at(moment).flatten();
+  const std::string shape_error = resume_from(flat, "flat.safetensors");
+  EXPECT_NE(shape_error.find("flat.safetensors: optimizer state " + moment + " is Float"), std::string::npos) << shape_error;
+  EXPECT_NE(shape_error.find("its parameter is Float"), std::string::npos) << shape_error;
+}
