@@ -16,6 +16,11 @@
 
 int main(int argc, char** argv) {
   using namespace medsynth;
+  // Past a file-size limit (ulimit -f, RLIMIT_FSIZE) the kernel sends SIGXFSZ,
+  // whose default kills the process mid-write and leaves a temporary file.
+  // Ignored, the write fails with EFBIG: the checkpoint writer names the file,
+  // removes its temporary and the previous checkpoint stays.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"medsynth-engine: train and evaluate 3D generative models for CT/MRI (headless)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("medsynth-engine ") + MEDSYNTH_VERSION);

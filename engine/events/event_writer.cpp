@@ -63,16 +63,19 @@ Json to_json(const EventFields& fields) {
 // system, a torn message) becomes U+FFFD instead of an exception or bad JSON.
 std::string serialize(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace) + '\n'; }
 
-bool write_all(int fd, const std::string& bytes) {
+// `written` tells a caller how much of a failed write landed.
+bool write_all(int fd, const std::string& bytes, std::size_t* written = nullptr) {
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
+      if (written) *written = done;
       return false;
     }
     done += static_cast<std::size_t>(n);
   }
+  if (written) *written = done;
   return true;
 }
 
@@ -121,8 +124,16 @@ void EventWriter::attach_tensorboard(std::shared_ptr<TensorBoardWriter> tensorbo
 
 void EventWriter::write_line(const std::string& line) {
   std::lock_guard lock(mutex_);
-  if (!write_all(fd_, line))
-    throw RuntimeError(options_.path.string() + ": cannot write event: " + std::strerror(errno));
+  const std::string& bytes = torn_ ? '\n' + line : line;
+  std::size_t written = 0;
+  if (!write_all(fd_, bytes, &written)) {
+    const int error = errno;
+    // Only what this call wrote can be torn; a newline that landed and then
+    // nothing leaves the file whole again.
+    torn_ = (torn_ && written == 0) || (written > 0 && !(torn_ && written == 1));
+    throw RuntimeError(options_.path.string() + ": cannot write event: " + std::strerror(error));
+  }
+  torn_ = false;
   if (options_.echo_stdout && !write_all(STDOUT_FILENO, line))
     throw RuntimeError(std::string("stdout: cannot write event: ") + std::strerror(errno));
 }

@@ -100,6 +100,10 @@ class EventWriter {
   EventWriterOptions options_;
   int fd_ = -1;
   std::mutex mutex_;
+  // A write that failed part-way (ENOSPC, a file-size limit) left a line
+  // without its newline: the next write starts with one, so the torn
+  // fragment stays a line of its own instead of gluing onto a whole event.
+  bool torn_ = false;
   std::shared_ptr<TensorBoardWriter> tensorboard_;
 };
 

@@ -101,13 +101,14 @@ void write_tensor_file(const std::string& path, const TensorFile& file) {
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw RuntimeError("cannot create " + tmp.string() + ": " + std::strerror(errno));
   try {
+    // Errors name the checkpoint the user knows, not the temporary file,
+    // which is removed below.
     std::size_t written = 0;
-    write_all(fd, reinterpret_cast<const char*>(len_bytes), 8, written, tmp.string());
-    write_all(fd, text.data(), text.size(), written, tmp.string());
+    write_all(fd, reinterpret_cast<const char*>(len_bytes), 8, written, path);
+    write_all(fd, text.data(), text.size(), written, path);
     for (const auto& t : ordered)
-      write_all(fd, static_cast<const char*>(t.data_ptr()), static_cast<std::size_t>(t.numel()) * t.element_size(), written,
-                tmp.string());
-    if (::fsync(fd) != 0) throw RuntimeError("cannot fsync " + tmp.string() + ": " + std::strerror(errno));
+      write_all(fd, static_cast<const char*>(t.data_ptr()), static_cast<std::size_t>(t.numel()) * t.element_size(), written, path);
+    if (::fsync(fd) != 0) throw RuntimeError("cannot fsync " + path + ": " + std::strerror(errno));
     ::close(fd);
     fd = -1;
     std::error_code ec;

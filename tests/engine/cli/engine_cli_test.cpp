@@ -113,6 +113,23 @@ TEST(EngineCli, TrainsOnAFolderOfVolumesAndEvaluatesTheCheckpoint) {
   auto result = nlohmann::json::parse(e.out);
   EXPECT_EQ(result["volumes"], 4);
   EXPECT_GT(result["metrics"]["val/psnr"].get<double>(), 5.0);
+
+  // --per-volume: one row per volume whose SSIMs average to the run's, and for
+  // CT the SSIM split into air / soft tissue / bone, whose shares add up to 1.
+  auto pv = run_process({engine_binary(), "eval", last, "--data", (dir / "data").string(), "--json", "--per-volume"}, dir.path().string());
+  ASSERT_EQ(pv.exit_code, 0) << pv.err;
+  auto detail = nlohmann::json::parse(pv.out);
+  ASSERT_EQ(detail["per_volume"].size(), 4u) << pv.out;
+  double ssim_sum = 0;
+  for (const auto& row : detail["per_volume"]) {
+    ssim_sum += row["ssim"].get<double>();
+    ASSERT_EQ(row["bands"].size(), 3u) << row.dump();
+    double share = 0;
+    for (const auto& band : row["bands"]) share += band["fraction"].get<double>();
+    EXPECT_NEAR(share, 1.0, 1e-9) << row.dump();
+    EXPECT_EQ(row["bands"][0]["band"], "air");
+  }
+  EXPECT_NEAR(ssim_sum / 4, detail["metrics"]["val/ssim"].get<double>(), 1e-6);
 }
 
 TEST(EngineCli, CtrlCWritesACheckpointThenExits130) {
@@ -141,6 +158,24 @@ TEST(EngineCli, CtrlCWritesACheckpointThenExits130) {
   EXPECT_GE(progress["step"].get<int>(), 1);
   std::string text = test::read_bytes(events);
   EXPECT_NE(text.find("\"status\":\"stopped\""), std::string::npos);
+}
+
+// Issue 19.6: past `ulimit -f` the kernel's SIGXFSZ killed the engine in the
+// middle of a checkpoint (exit 153) and left the temporary file behind.
+TEST(EngineCli, AFileSizeLimitIsAnErrorNamingTheCheckpointAndLeavesNoTemporary) {
+  test::TempDir dir("cli_fsize");
+  auto job = write_job(dir);
+  // 100 KiB: room for the logs and events, not for a checkpoint of the tiny model.
+  auto r = run_process({"/bin/sh", "-c", "ulimit -f 100 && exec \"$0\" train \"$1\" --no-progress", engine_binary(), job}, dir.path().string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  std::string run_dir;
+  for (const auto& run : fs::directory_iterator(dir / "runs")) run_dir = run.path().string();
+  ASSERT_FALSE(run_dir.empty());
+  EXPECT_NE(r.err.find("cannot write " + run_dir + "/checkpoints/last.safetensors: File too large"), std::string::npos) << r.err;
+  for (const auto& f : fs::directory_iterator(run_dir + "/checkpoints"))
+    EXPECT_EQ(f.path().filename().string().find(".tmp-"), std::string::npos) << "left behind: " << f.path();
+  std::ifstream events(run_dir + "/events.jsonl");
+  for (std::string line; std::getline(events, line);) EXPECT_TRUE(nlohmann::json::accept(line)) << "not a whole event: " << line;
 }
 
 TEST(EngineCli, ResumeContinuesTheRunDirectory) {

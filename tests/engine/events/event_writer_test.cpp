@@ -5,6 +5,9 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -322,4 +325,47 @@ TEST(EventWriter, MetricsAlsoGoToAttachedTensorBoard) {
 }
 
 }  // namespace
+// Issue 19.6: a write that fails part-way (ENOSPC; here a file-size limit,
+// which cuts a write the same way) left half a line, and the next event was
+// glued onto it: both were lost to every reader.
+TEST(EventWriterFailure, ALineTornByAFailedWriteDoesNotSwallowTheNextEvent) {
+  test::TempDir dir("events_torn");
+  const auto path = dir / "events.jsonl";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    int code = 0;
+    try {
+      EventWriter w({path, 0, false});
+      w.log(LogLevel::info, "first");
+      rlimit limit{};
+      ::getrlimit(RLIMIT_FSIZE, &limit);
+      const rlimit tight{static_cast<rlim_t>(std::filesystem::file_size(path) + 10), limit.rlim_max};
+      ::setrlimit(RLIMIT_FSIZE, &tight);
+      try {
+        w.log(LogLevel::info, "second, cut after ten bytes");
+        code = 10;  // the write should have failed
+      } catch (const RuntimeError&) {
+      }
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+      w.log(LogLevel::info, "third");
+    } catch (...) {
+      code = 11;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "child died by signal " << WTERMSIG(status);
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  const auto lines = lines_of(path);
+  ASSERT_EQ(lines.size(), 3u) << test::read_bytes(path);
+  EXPECT_EQ(json::parse(lines[0])["message"], "first");
+  EXPECT_EQ(lines[1].size(), 10u);  // the fragment, a line of its own
+  EXPECT_FALSE(json::accept(lines[1]));
+  ASSERT_TRUE(json::accept(lines[2])) << lines[2];
+  EXPECT_EQ(json::parse(lines[2])["message"], "third");
+}
+
 }  // namespace medsynth
