@@ -114,6 +114,7 @@ int run_cluster_command(const QStringList& arguments) {
     }
     request.data_path = p.value(QStringLiteral("data"));
     request.resume_run_dir = p.value(QStringLiteral("resume"));
+    request.paths_on_nodes = true;
     if (const QStringList problems = request.validate(); !problems.isEmpty()) {
       complain(problems.join(QStringLiteral("\n")));
       return 2;

@@ -205,7 +205,9 @@ void SlurmLauncher::start(const LaunchRequest& request) {
     return;
   }
   QByteArray job_text;
-  if (!prepare_start(request, options_.validate(), &job_text)) return;
+  LaunchRequest on_nodes = request;
+  on_nodes.paths_on_nodes = true;
+  if (!prepare_start(on_nodes, options_.validate(), &job_text)) return;
   const ClusterSpec& c = options_.cluster;
   const QString work_dir = c.slurm.login_host.isEmpty() ? c.slurm.work_dir : c.find_host(c.slurm.login_host)->work_dir;
   record_ = {};

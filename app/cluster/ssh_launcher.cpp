@@ -65,7 +65,9 @@ void SshLauncher::start(const LaunchRequest& request) {
     return;
   }
   QByteArray job_text;
-  if (!prepare_start(request, options_.validate(), &job_text)) return;
+  LaunchRequest on_nodes = request;
+  on_nodes.paths_on_nodes = true;
+  if (!prepare_start(on_nodes, options_.validate(), &job_text)) return;
   record_ = {};
   record_.launch_id = new_launch_id();
   record_.cluster = options_.cluster;

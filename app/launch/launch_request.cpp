@@ -18,7 +18,16 @@ QStringList LaunchRequest::validate() const {
     const auto eq = o.indexOf(QLatin1Char('='));
     if (eq <= 0) errors << QStringLiteral("overrides: '%1': expected key=value, e.g. training.lr=3e-4").arg(o);
   }
-  if (!resume_run_dir.isEmpty() && resume_run_dir != QLatin1String("auto") && !QFileInfo::exists(resume_run_dir))
+  const bool resume_path = !resume_run_dir.isEmpty() && resume_run_dir != QLatin1String("auto");
+  if (paths_on_nodes) {
+    // A relative path would be resolved in each node's launch directory.
+    if (resume_path && !resume_run_dir.startsWith(QLatin1Char('/')))
+      errors << QStringLiteral("resume_run_dir: %1: must be an absolute path on the nodes").arg(resume_run_dir);
+    if (!data_path.isEmpty() && !data_path.startsWith(QLatin1Char('/')))
+      errors << QStringLiteral("data_path: %1: must be an absolute path on the nodes").arg(data_path);
+    return errors;
+  }
+  if (resume_path && !QFileInfo::exists(resume_run_dir))
     errors << QStringLiteral("resume_run_dir: %1: no such run directory or checkpoint").arg(resume_run_dir);
   if (!data_path.isEmpty() && !QFileInfo::exists(data_path))
     errors << QStringLiteral("data_path: %1: no such folder or manifest").arg(data_path);

@@ -19,10 +19,15 @@ struct LaunchRequest {
   // Set from a template the engine cannot train yet (JobTemplate::pending_reason):
   // such a request is always refused.
   QString pending_reason;
+  // Set for a cluster launch: resume_run_dir and data_path name paths on the
+  // nodes, which this machine cannot see. validate() then checks only that
+  // they are absolute; the engine on each node checks that they exist and
+  // fails naming the path (exit 2 or 3) before it trains.
+  bool paths_on_nodes = false;
 
   // Empty when the request can be started; else one message per problem,
   // naming the field ("nproc_per_node: must be >= 1 (got 0)"). Checks that
-  // the job file and paths exist (a few stat calls).
+  // the job file and, for a local launch, the paths exist (a few stat calls).
   QStringList validate() const;
 };
 

@@ -14,6 +14,7 @@
 #include "app/cluster/launch_record.hpp"
 #include "app/cluster/remote_node.hpp"
 #include "app/cluster/sbatch_script.hpp"
+#include "app/launch/launch_request.hpp"
 #include "app_test_support.hpp"
 #include "cluster_test_support.hpp"
 
@@ -148,6 +149,28 @@ class ClusterSpecTest : public QObject {
     QVERIFY2(e.contains(QStringLiteral("hosts: login's work_dir must not contain spaces")), qPrintable(e));
     QVERIFY2(parse_error(head + QStringLiteral("slurm: {work_dir: /w, partition: \"gpu,gpu-long\", account: proj_1.a}\n")).isEmpty(),
              qPrintable(parse_error(head + QStringLiteral("slurm: {work_dir: /w, partition: \"gpu,gpu-long\", account: proj_1.a}\n"))));
+  }
+
+  // Issue 19.3: --data and --resume of a cluster launch were looked up on the
+  // console's machine, so a path that exists only on the cluster was refused.
+  void clusterPathsAreCheckedOnTheNodesNotOnThisMachine() {
+    QTemporaryDir temp;
+    const QString job = temp.filePath(QStringLiteral("job.yaml"));
+    write_all(job, "name: t\n");
+    LaunchRequest r;
+    r.job_file = job;
+    r.data_path = QStringLiteral("/scratch/only-on-the-cluster/ct");
+    r.resume_run_dir = QStringLiteral("/scratch/only-on-the-cluster/runs/r1");
+    QCOMPARE(r.validate().size(), 2);  // local: neither exists here
+    QVERIFY2(r.validate().join(QLatin1Char('\n')).contains(QStringLiteral("data_path: /scratch/only-on-the-cluster/ct: no such folder")),
+             qPrintable(r.validate().join(QLatin1Char('\n'))));
+    r.paths_on_nodes = true;
+    QVERIFY2(r.validate().isEmpty(), qPrintable(r.validate().join(QLatin1Char('\n'))));
+    r.data_path = QStringLiteral("data/ct");
+    QVERIFY2(r.validate().join(QLatin1Char('\n')).contains(QStringLiteral("data_path: data/ct: must be an absolute path on the nodes")),
+             qPrintable(r.validate().join(QLatin1Char('\n'))));
+    r.job_file = temp.filePath(QStringLiteral("missing.yaml"));  // the job file is read here and uploaded
+    QVERIFY(r.validate().join(QLatin1Char('\n')).contains(QStringLiteral("job_file:")));
   }
 
   void kubernetesManifestIsAnIndexedJobWithARendezvousService() {

@@ -119,12 +119,13 @@ RunController* LaunchCoordinator::start(const app::LaunchRequest& request) {
     emit error_message(tr("A run is in progress (%1): stop it first.").arg(live->run_dir()));
     return nullptr;
   }
-  const QStringList problems = request.validate();
+  app::LaunchRequest on_target = request;
+  on_target.paths_on_nodes = target_.has_value();
+  const QStringList problems = on_target.validate();
   if (!problems.isEmpty()) {
     emit error_message(tr("Cannot launch: %1").arg(problems.join(QStringLiteral("; "))));
     return nullptr;
   }
-  app::LaunchRequest on_target = request;
   if (target_) on_target.nproc_per_node = target_->nproc_per_node;  // the cluster's, not this machine's
   auto* run = new RunController(on_target, make_launcher(), this);
   runs_ << run;
