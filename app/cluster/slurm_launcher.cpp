@@ -231,7 +231,7 @@ void SlurmLauncher::begin(const QByteArray& script, const QByteArray& job_text) 
   running_ = true;
   stop_requested_ = false;
   run_dir_emitted_ = false;
-  out_partial_.clear();
+  out_lines_.clear();
   stderr_tail_.clear();
   reader_ = std::make_unique<EventStreamReader>(&model_);
   model_.set_status(RunStatus::pending);
@@ -266,12 +266,8 @@ void SlurmLauncher::begin(const QByteArray& script, const QByteArray& job_text) 
     if (reader_) reader_->feed(chunk);
   });
   connect(follower_, &SlurmFollower::output_read, this, [this](const QByteArray& chunk) {
-    out_partial_ += chunk;
     model_.begin_batch();
-    qsizetype nl;
-    while ((nl = out_partial_.indexOf('\n')) >= 0) {
-      const QString line = QString::fromUtf8(out_partial_.first(nl));
-      out_partial_.remove(0, nl + 1);
+    for (const QString& line : out_lines_.feed(chunk)) {
       stderr_tail_ << line;
       if (stderr_tail_.size() > 20) stderr_tail_.removeFirst();
       relay_log_line({}, line);

@@ -18,6 +18,7 @@
 #include "app/cluster/command_shell.hpp"
 #include "app/cluster/launch_record.hpp"
 #include "app/launch/launcher.hpp"
+#include "app/launch/line_splitter.hpp"
 #include "app/runs/event_stream_reader.hpp"
 
 namespace medsynth::app {
@@ -59,7 +60,7 @@ class SlurmLauncher : public Launcher {
   std::unique_ptr<EventStreamReader> reader_;
   SlurmFollower* follower_ = nullptr;
   QThread* thread_ = nullptr;
-  QByteArray out_partial_;
+  LineSplitter out_lines_;
   QStringList stderr_tail_;
   bool running_ = false;
   bool stop_requested_ = false;

@@ -113,10 +113,10 @@ void SshLauncher::begin(bool start_engines, const LaunchRequest& request, const 
   model_.set_status(RunStatus::pending);
   const ClusterSpec& c = options_.cluster;
   nodes_.clear();
-  err_partial_.clear();
+  err_lines_.clear();
   for (int k = 0; k < c.hosts.size(); ++k) {
     nodes_ << NodeState{c.hosts[k].label(), QStringLiteral("waiting"), c.hosts[k].endpoint(), -1};
-    err_partial_ << QByteArray();
+    err_lines_ << LineSplitter();
   }
   emit nodes_changed();
 
@@ -189,13 +189,8 @@ void SshLauncher::on_out(int index, const QByteArray& chunk) {
 }
 
 void SshLauncher::on_err(int index, const QByteArray& chunk) {
-  QByteArray& partial = err_partial_[index];
-  partial += chunk;
   model_.begin_batch();
-  qsizetype nl;
-  while ((nl = partial.indexOf('\n')) >= 0) {
-    const QString line = QString::fromUtf8(partial.first(nl));
-    partial.remove(0, nl + 1);
+  for (const QString& line : err_lines_[index].feed(chunk)) {
     stderr_tail_ << QStringLiteral("[%1] %2").arg(nodes_.value(index).name, line);
     if (stderr_tail_.size() > k_stderr_tail_lines) stderr_tail_.removeFirst();
     relay_log_line(nodes_.value(index).name, line);

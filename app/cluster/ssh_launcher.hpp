@@ -22,6 +22,7 @@
 #include "app/cluster/launch_record.hpp"
 #include "app/cluster/node_link.hpp"
 #include "app/launch/launcher.hpp"
+#include "app/launch/line_splitter.hpp"
 #include "app/runs/event_stream_reader.hpp"
 
 namespace medsynth::app {
@@ -69,7 +70,7 @@ class SshLauncher : public Launcher {
   std::unique_ptr<EventStreamReader> reader_;
   QList<NodeLink*> links_;
   QList<QThread*> threads_;
-  QList<QByteArray> err_partial_;
+  QList<LineSplitter> err_lines_;
   QStringList failures_;
   QStringList stderr_tail_;
   int ended_count_ = 0;

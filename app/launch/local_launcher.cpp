@@ -100,7 +100,7 @@ void LocalLauncher::start(const LaunchRequest& request) {
   model_.clear();
   stop_requested_ = false;
   run_dir_emitted_ = false;
-  stderr_partial_.clear();
+  stderr_lines_.clear();
   stderr_tail_.clear();
   if (!errors.isEmpty()) {
     fail_start(errors.join(QLatin1Char('\n')));
@@ -138,12 +138,12 @@ void LocalLauncher::on_stdout() {
 
 void LocalLauncher::on_stderr() {
   if (!process_) return;
-  stderr_partial_ += process_->readAllStandardError();
+  relay_stderr_lines(stderr_lines_.feed(process_->readAllStandardError()));
+}
+
+void LocalLauncher::relay_stderr_lines(const QStringList& lines) {
   static const QRegularExpression run_dir_line(QStringLiteral(R"(run directory:? (\S+?)(;|$))"));
-  qsizetype nl;
-  while ((nl = stderr_partial_.indexOf('\n')) >= 0) {
-    const QString line = QString::fromUtf8(stderr_partial_.first(nl));
-    stderr_partial_.remove(0, nl + 1);
+  for (const QString& line : lines) {
     stderr_tail_ << line;
     if (stderr_tail_.size() > k_stderr_tail_lines) stderr_tail_.removeFirst();
     if (!run_dir_emitted_) {
@@ -175,10 +175,7 @@ void LocalLauncher::on_finished(int exit_code, QProcess::ExitStatus exit_status)
     reader_->finish();
   }
   on_stderr();
-  if (!stderr_partial_.isEmpty()) {
-    stderr_partial_ += '\n';
-    on_stderr();
-  }
+  relay_stderr_lines(stderr_lines_.finish());
   finish_run(exit_status == QProcess::CrashExit ? -1 : exit_code, exit_status == QProcess::CrashExit);
 }
 

@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "app/launch/launcher.hpp"
+#include "app/launch/line_splitter.hpp"
 #include "app/runs/event_file_tail.hpp"
 #include "app/runs/event_stream_reader.hpp"
 
@@ -55,6 +56,7 @@ class LocalLauncher : public Launcher {
  private slots:
   void on_stdout();
   void on_stderr();
+  void relay_stderr_lines(const QStringList& lines);
   void on_finished(int exit_code, QProcess::ExitStatus exit_status);
   void on_error(QProcess::ProcessError error);
 
@@ -67,7 +69,7 @@ class LocalLauncher : public Launcher {
   std::unique_ptr<EventStreamReader> reader_;
   std::unique_ptr<EventFileTail> logs_tail_;
   QTimer kill_timer_;
-  QByteArray stderr_partial_;
+  LineSplitter stderr_lines_;
   QStringList stderr_tail_;  // last lines, for the failure message
   bool stop_requested_ = false;
   bool finished_emitted_ = true;

@@ -4,6 +4,7 @@
 // when the engine has that verb, else `train` directly.
 #include <algorithm>
 
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -43,6 +44,15 @@ class LocalLauncherTest : public QObject {
     o.engine = engine_;
     o.use_launch_verb = launch_verb_;
     return o;
+  }
+
+  // VmHWM: the most resident memory this process has had.
+  static qint64 peak_resident_kib() {
+    QFile status(QStringLiteral("/proc/self/status"));
+    if (!status.open(QIODevice::ReadOnly)) return 0;
+    for (const QByteArray& line : status.readAll().split('\n'))
+      if (line.startsWith("VmHWM:")) return line.mid(6).trimmed().split(' ').value(0).toLongLong();
+    return 0;
   }
 
   LaunchRequest request(const QString& runs_dir, int max_steps) const {
@@ -171,6 +181,39 @@ class LocalLauncherTest : public QObject {
     QCOMPARE(launcher.model()->status(), RunStatus::failed);
     QVERIFY(launcher.model()->failure_message().contains(QStringLiteral("crashed")));
     QVERIFY(launcher.model()->failure_message().contains(QStringLiteral("segmentation fault ahead")));
+  }
+
+  // Issue 19.9: a worker that prints 64 MiB without a newline raised the
+  // console's peak memory by as much (the stderr relay kept the whole line).
+  void a_worker_printing_64_mib_without_a_newline_does_not_raise_peak_memory() {
+    QTemporaryDir tmp;
+    const QString fake = tmp.filePath(QStringLiteral("chatty-engine"));
+    QVERIFY(test::write_all(fake, "#!/bin/sh\n"
+                                  "head -c 67108864 /dev/zero | tr '\\0' x >&2\n"
+                                  "echo ' end of the long line' >&2\n"
+                                  "echo 'a short line' >&2\n"
+                                  "exit 1\n"));
+    QFile::setPermissions(fake, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    LocalLauncherOptions o;
+    o.engine = fake;
+    o.follow_rank_logs = false;
+    LocalLauncher launcher(nullptr, o);
+    QStringList relayed;
+    qsizetype longest = 0;
+    connect(&launcher, &Launcher::stderr_text, this, [&](const QString& line) {
+      relayed << line.right(60);
+      longest = std::max(longest, line.size());
+    });
+    QSignalSpy finished(&launcher, &Launcher::finished);
+    const qint64 before = peak_resident_kib();
+    launcher.start(request(tmp.path(), 10));
+    QVERIFY(finished.wait(60000));
+    const qint64 rise = peak_resident_kib() - before;
+    QVERIFY2(rise < 16 * 1024, qPrintable(QStringLiteral("peak resident memory rose by %1 KiB").arg(rise)));
+    QCOMPARE(relayed.size(), 2);
+    QVERIFY2(relayed[0].endsWith(QStringLiteral("more bytes of this line dropped]")), qPrintable(relayed.join(QLatin1Char('\n'))));
+    QVERIFY(longest < 128 * 1024);
+    QCOMPARE(relayed[1], QStringLiteral("a short line"));
   }
 
   void a_missing_engine_or_bad_request_fails_to_start() {
