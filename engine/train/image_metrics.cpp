@@ -57,8 +57,13 @@ at::Tensor filter_axis(const at::Tensor& t, const std::vector<double>& taps, std
   return acc;
 }
 
-// Per-volume mean SSIM of [N, 1, D, H, W] float64 volumes: returns [N].
-at::Tensor ssim_per_volume(const at::Tensor& x, const at::Tensor& y, const SsimOptions& o) {
+// The local moments and SSIM's two factors over the valid region of
+// [N, 1, D, H, W] float64 volumes (each [N, 1, d, h, w]).
+struct SsimTerms {
+  at::Tensor mu_x, mu_y, luminance, contrast_structure;
+};
+
+SsimTerms ssim_terms(const at::Tensor& x, const at::Tensor& y, const SsimOptions& o) {
   const std::array<std::int64_t, 3> size{x.size(2), x.size(3), x.size(4)};
   const auto window = ssim_window(size, o);
   const auto n = x.size(0);
@@ -71,9 +76,20 @@ at::Tensor ssim_per_volume(const at::Tensor& x, const at::Tensor& y, const SsimO
   const auto sigma_y = m[3] - mu_y * mu_y;
   const auto sigma_xy = m[4] - mu_x * mu_y;
   const double c1 = std::pow(o.k1 * o.data_range, 2.0), c2 = std::pow(o.k2 * o.data_range, 2.0);
-  const auto luminance = (2.0 * mu_x * mu_y + c1) / (mu_x * mu_x + mu_y * mu_y + c1);
-  const auto contrast_structure = (2.0 * sigma_xy + c2) / (sigma_x + sigma_y + c2);
-  return (luminance * contrast_structure).flatten(1).mean(1);
+  return {mu_x, mu_y, (2.0 * mu_x * mu_y + c1) / (mu_x * mu_x + mu_y * mu_y + c1),
+          (2.0 * sigma_xy + c2) / (sigma_x + sigma_y + c2)};
+}
+
+// Per-volume mean SSIM of [N, 1, D, H, W] float64 volumes: returns [N].
+at::Tensor ssim_per_volume(const at::Tensor& x, const at::Tensor& y, const SsimOptions& o) {
+  const SsimTerms t = ssim_terms(x, y, o);
+  return (t.luminance * t.contrast_structure).flatten(1).mean(1);
+}
+
+at::Tensor as_5d(const at::Tensor& t) {
+  if (t.dim() == 3) return t.unsqueeze(0).unsqueeze(0);
+  if (t.dim() == 4) return t.unsqueeze(0);
+  return t;
 }
 
 }  // namespace
@@ -135,15 +151,41 @@ std::vector<double> ssim3d_per_sample(const at::Tensor& x, const at::Tensor& y, 
 
 double ssim3d(const at::Tensor& x, const at::Tensor& y, const SsimOptions& options) {
   require_same_shape(x, y, "ssim3d", 3, 5);
-  auto as5d = [](const at::Tensor& t) {
-    if (t.dim() == 3) return t.unsqueeze(0).unsqueeze(0);
-    if (t.dim() == 4) return t.unsqueeze(0);
-    return t;
-  };
-  const auto per_sample = ssim3d_per_sample(as5d(x), as5d(y), options);
+  const auto per_sample = ssim3d_per_sample(as_5d(x), as_5d(y), options);
   double sum = 0.0;
   for (double v : per_sample) sum += v;
   return sum / static_cast<double>(per_sample.size());
+}
+
+std::vector<BandSsim> ssim3d_by_band(const at::Tensor& x, const at::Tensor& y, const std::vector<IntensityBand>& bands,
+                                     const SsimOptions& options) {
+  at::NoGradGuard no_grad;
+  options.validate();
+  require_same_shape(x, y, "ssim3d_by_band", 3, 5);
+  for (const IntensityBand& b : bands)
+    if (!(b.lo < b.hi)) throw UsageError("ssim3d_by_band: band '" + b.name + "' needs lo < hi");
+  const auto x5 = as_5d(x), y5 = as_5d(y);
+  auto flat = [&](const at::Tensor& t) { return as_double(t).reshape({-1, 1, t.size(2), t.size(3), t.size(4)}); };
+  const SsimTerms t = ssim_terms(flat(x5), flat(y5), options);
+  const auto ssim_map = t.luminance * t.contrast_structure;
+  const auto total = static_cast<double>(ssim_map.numel());
+  std::vector<BandSsim> out;
+  for (const IntensityBand& b : bands) {
+    const auto mask = (t.mu_y >= b.lo) & (t.mu_y < b.hi);
+    BandSsim r;
+    r.name = b.name;
+    const auto count = mask.sum().item<double>();
+    r.fraction = count / total;
+    auto mean_in = [&](const at::Tensor& v) {
+      return count > 0 ? v.masked_select(mask).mean().item<double>() : std::numeric_limits<double>::quiet_NaN();
+    };
+    r.ssim = mean_in(ssim_map);
+    r.luminance = mean_in(t.luminance);
+    r.contrast_structure = mean_in(t.contrast_structure);
+    r.mean_offset = mean_in(t.mu_x - t.mu_y);
+    out.push_back(r);
+  }
+  return out;
 }
 
 }  // namespace medsynth

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace medsynth {
@@ -38,6 +39,28 @@ struct SsimOptions {
 double ssim3d(const at::Tensor& x, const at::Tensor& y, const SsimOptions& options = {});
 // One SSIM per sample of [B, C, D, H, W] inputs.
 std::vector<double> ssim3d_per_sample(const at::Tensor& x, const at::Tensor& y, const SsimOptions& options = {});
+
+// Where SSIM is lost, and to which of its factors: the SSIM map split by the
+// reference's local (window-weighted) mean. SSIM's luminance factor with
+// C1 = (0.01 data_range)^2 is very sensitive near zero: in CT under MAISI's
+// window, air sits at 0 and a bias of 20 HU there costs far more SSIM than
+// the same bias in soft tissue (docs/performance.md, "The quick start").
+struct IntensityBand {
+  std::string name;
+  double lo = 0.0, hi = 0.0;  // the reference's local mean in [lo, hi), data units
+};
+struct BandSsim {
+  std::string name;
+  double fraction = 0.0;            // of the SSIM map's voxels
+  double ssim = 0.0;                // means over the band; NaN for an empty band
+  double luminance = 0.0;
+  double contrast_structure = 0.0;
+  double mean_offset = 0.0;         // mean of mu_x - mu_y: a bias of x against y shows here
+};
+// x (e.g. a reconstruction) against the reference y, with ssim3d's window;
+// samples and channels pooled. Bands may overlap or leave gaps.
+std::vector<BandSsim> ssim3d_by_band(const at::Tensor& x, const at::Tensor& y, const std::vector<IntensityBand>& bands,
+                                     const SsimOptions& options = {});
 
 // The window ssim3d uses for a volume of size (d, h, w), per axis.
 std::array<std::int64_t, 3> ssim_window(const std::array<std::int64_t, 3>& size, const SsimOptions& options);

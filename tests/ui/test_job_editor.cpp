@@ -66,13 +66,13 @@ class TestJobEditor : public QObject {
     QCOMPARE(doc_->template_id(), QStringLiteral("kl-autoencoder-amp"));
     QVERIFY(doc_->is_valid());
     QVERIFY(editor_->yaml_view()->toPlainText().contains("quickstart"));
-    // The form shows the template's values (quickstart.yaml: batch_size 2, lr 2e-3).
+    // The form shows the template's values (quickstart.yaml: batch_size 2, lr 1e-3).
     auto* batch = qobject_cast<QSpinBox*>(editor_->form()->editor("training.batch_size")->input());
     QVERIFY(batch);
     QCOMPARE(batch->value(), 2);
     auto* lr = qobject_cast<QLineEdit*>(editor_->form()->editor("training.lr")->input());
     QVERIFY(lr);
-    QCOMPARE(lr->text().toDouble(), 2.0e-3);
+    QCOMPARE(lr->text().toDouble(), 1.0e-3);
     QVERIFY(editor_->launch_button()->isEnabled());
     // An untouched template is a "new job"; edited, it is unsaved work.
     QSignalSpy titles(editor_.get(), &JobEditorWidget::title_changed);
@@ -80,6 +80,19 @@ class TestJobEditor : public QObject {
     QCOMPARE(titles.last().front().toString(), QStringLiteral("new job"));
     batch->setValue(3);
     QCOMPARE(titles.last().front().toString(), QStringLiteral("untitled job*"));
+  }
+
+  // "Epochs 2" beside "Max steps 1500": the form says which one ends the run.
+  void epochs_are_greyed_out_while_max_steps_ends_the_run() {
+    QVERIFY(editor_->load_template("kl-autoencoder-amp"));
+    FieldEditor* epochs = editor_->form()->editor("training.epochs");
+    QVERIFY(epochs);
+    QVERIFY(doc_->value("training.max_steps").toInt() > 0);
+    QVERIFY(!epochs->input()->isEnabled());
+    QVERIFY2(epochs->unused_reason().contains(QStringLiteral("Max steps")), qPrintable(epochs->unused_reason()));
+    qobject_cast<QSpinBox*>(editor_->form()->editor("training.max_steps")->input())->setValue(0);
+    QVERIFY(epochs->input()->isEnabled());
+    QVERIFY(epochs->unused_reason().isEmpty());
   }
 
   void editing_the_form_changes_document_and_yaml() {

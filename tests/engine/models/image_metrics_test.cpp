@@ -163,5 +163,41 @@ TEST(Ssim, RejectsBadInputsAndOptions) {
   }
 }
 
+// Bands that partition the reference's range: their fractions add up to 1 and
+// their fraction-weighted SSIM is the volume's SSIM.
+TEST(SsimByBand, PartitionRecomposesTheVolumesSsim) {
+  const auto y = random_volume({1, 1, 20, 20, 20}, 7);
+  const auto x = (y + 0.05 * random_volume({1, 1, 20, 20, 20}, 8)).clamp(0.0, 1.0);
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto bands = ssim3d_by_band(x, y, {{"low", -inf, 0.45}, {"high", 0.45, inf}});
+  ASSERT_EQ(bands.size(), 2u);
+  EXPECT_NEAR(bands[0].fraction + bands[1].fraction, 1.0, 1e-12);
+  EXPECT_NEAR(bands[0].fraction * bands[0].ssim + bands[1].fraction * bands[1].ssim, ssim3d(x, y), 1e-9);
+}
+
+// The quick start's finding in miniature: the same +0.012 bias (24 HU in
+// MAISI's window) costs SSIM's luminance factor far more over air (0) than
+// over soft tissue (0.5), and the band reports the bias.
+TEST(SsimByBand, ABiasOverAirCostsLuminanceThatTissueDoesNotPay) {
+  auto y = at::zeros({1, 1, 24, 24, 24}, at::kDouble);
+  y.narrow(4, 12, 12).fill_(0.5);  // half air, half tissue
+  const auto x = y + 0.012;
+  const auto bands = ssim3d_by_band(x, y, {{"air", -1.0, 0.02}, {"tissue", 0.02, 2.0}});
+  ASSERT_EQ(bands.size(), 2u);
+  EXPECT_GT(bands[0].fraction, 0.1);
+  EXPECT_GT(bands[1].fraction, 0.1);
+  EXPECT_LT(bands[0].luminance, 0.6);    // (C1) / (0.012^2 + C1) = 0.41 in the middle of the air
+  // 0.5 vs 0.512: ~0.999 inside; windows that straddle the edge see a lower
+  // local mean and pay a little more, so the band's mean is ~0.99.
+  EXPECT_GT(bands[1].luminance, 0.98);
+  EXPECT_NEAR(bands[0].mean_offset, 0.012, 1e-9);
+  EXPECT_NEAR(bands[1].mean_offset, 0.012, 1e-9);
+  // An empty band is NaN, not 0; a band with lo >= hi is refused.
+  const auto empty = ssim3d_by_band(x, y, {{"above", 5.0, 6.0}});
+  EXPECT_EQ(empty[0].fraction, 0.0);
+  EXPECT_TRUE(std::isnan(empty[0].ssim));
+  EXPECT_THROW(ssim3d_by_band(x, y, {{"bad", 1.0, 1.0}}), UsageError);
+}
+
 }  // namespace
 }  // namespace medsynth
