@@ -49,7 +49,8 @@ QStringList SshLauncher::engine_arguments(const LaunchRequest& r, int rank, cons
                 QStringLiteral("--node-rank"), QString::number(rank),
                 QStringLiteral("--master-addr"), c.hosts.front().rendezvous_address(),
                 QStringLiteral("--master-port"), QString::number(c.master_port),
-                QStringLiteral("--nproc-per-node"), QString::number(r.nproc_per_node)};
+                QStringLiteral("--nproc-per-node"), QString::number(r.nproc_per_node),
+                QStringLiteral("--rendezvous-id"), record_.launch_id};
   if (r.max_restarts > 0) a << QStringLiteral("--max-restarts") << QString::number(r.max_restarts);
   a << QStringLiteral("train") << node_dir + QStringLiteral("/job.yaml") << r.overrides << QStringLiteral("--json") << QStringLiteral("--no-progress");
   // Runs live on the cluster (request.runs_dir is a folder of the console's machine).

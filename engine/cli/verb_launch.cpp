@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/signals.hpp"
+#include "config/job_loader.hpp"
 #include "cli/train_arguments.hpp"
 #include "cli/verbs.hpp"
 #include "core/error.hpp"
@@ -21,6 +22,7 @@ namespace {
 struct LaunchArguments {
   AgentOptions agent;
   std::string nproc = "1";
+  std::string rendezvous_id;
   TrainArguments train;
 };
 
@@ -66,6 +68,8 @@ Action add_launch_verb(CLI::App& app) {
   cmd->add_option("--monitor-interval", a.monitor_interval_s, "Seconds between worker health checks")->capture_default_str();
   cmd->add_option("--stop-grace", a.stop_grace_s, "Seconds between SIGTERM and SIGKILL when stopping workers")->capture_default_str();
   cmd->add_option("--join-timeout", a.join_timeout_s, "Seconds for other nodes' launchers to reach the store")->capture_default_str();
+  cmd->add_option("--rendezvous-id", args->rendezvous_id,
+                  "The same on every node of one launch (the console gives its launch id): a node of another launch is refused");
   cmd->require_subcommand(1);
   auto* train = cmd->add_subcommand("train", "The training job every worker runs (same options as `medsynth-engine train`)");
   add_train_options(*train, args->train);
@@ -76,6 +80,10 @@ Action add_launch_verb(CLI::App& app) {
     o.json_stdout = args->train.json;
     o.worker_args = worker_train_argv(args->train);
     const TrainArguments train = args->train;
+    // The nodes' job files are copies at different paths: the resolved job's
+    // hash is what they share.
+    o.identity = "job " + job_config_hash(load_train_job(train)) + ", " + std::to_string(o.nnodes) + " node(s) x " +
+                 std::to_string(o.nproc_per_node) + " worker(s)" + (args->rendezvous_id.empty() ? "" : ", launch " + args->rendezvous_id);
     o.resolve_run = [train] {
       const JobSpec job = load_train_job(train);
       ResolvedRun r = resolve_run(train, job);

@@ -111,6 +111,7 @@ class Agent {
 
   void share_run() {
     if (o_.node_rank == 0) {
+      store_->set("agent/identity", o_.identity);
       auto [dir, resume] = o_.resolve_run();
       run_dir_ = dir;
       resume_from_ = resume;
@@ -122,6 +123,10 @@ class Agent {
       auto bytes = store_->get(key);
       return std::string(bytes.begin(), bytes.end());
     };
+    if (const std::string theirs = get("agent/identity"); theirs != o_.identity)
+      throw UsageError("node " + std::to_string(o_.node_rank) + ": the rendezvous store at " + o_.master_addr + ":" + std::to_string(port_) +
+                       " belongs to another run (" + theirs + "); this node's is (" + o_.identity +
+                       "): give each job its own --master-port");
     run_dir_ = get("agent/run_dir");
     resume_from_ = get("agent/resume_from");
   }

@@ -26,6 +26,11 @@ struct AgentOptions {
   double stop_grace_s = 15.0;      // SIGTERM, then SIGKILL after this
   double join_timeout_s = 300.0;   // other nodes' agents must reach the store within this
   bool json_stdout = false;        // relay rank 0's events (and ours) on stdout
+  // What every node of one run agrees on (the job's config hash, the world's
+  // shape, the console's launch id). Node 0 publishes it in its store; a node
+  // whose identity differs is another job's and exits 2 before it touches the
+  // run: two jobs given the same --master-port must never merge.
+  std::string identity;
   std::string program;             // the engine executable the workers run
   std::vector<std::string> worker_args;  // "train", job, overrides, options (without --run-dir / --resume)
   // Node 0: decides the run directory and the checkpoint to start from (may create the directory).

@@ -102,7 +102,10 @@ class SlurmLauncherTest : public QObject {
     QVERIFY2(finished.isEmpty(), qPrintable(QStringLiteral("the job ended instead of being requeued: ") + states.join(QStringLiteral(" -> "))));
     QVERIFY(sh_.run(QStringLiteral("scontrol update JobId=%1 StartTime=now").arg(id)).ok());
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 240000);
-    QVERIFY2(launcher.model()->status() == RunStatus::finished, qPrintable(states.join(QStringLiteral(" -> "))));
+    // On failure: SLURM's own account of the job and the batch output.
+    QVERIFY2(launcher.model()->status() == RunStatus::finished,
+             qPrintable(states.join(QStringLiteral(" -> ")) + QLatin1Char('\n') +
+                        QString::fromUtf8(sh_.run(QStringLiteral("scontrol show job %1 2>&1; tail -n 30 %2/slurm-%1.out").arg(id, launcher.launch_dir())).out)));
 
     // Two attempts in one run directory: the second resumed from the SIGUSR1 checkpoint.
     const QByteArray events = read_all(launcher.run_dir() + QStringLiteral("/events.jsonl"));

@@ -350,6 +350,38 @@ TEST(Launch, TwoNodesOfOneProcessTrainTogether) {
   EXPECT_TRUE(fs::exists(run + "/logs/rank1.log"));
 }
 
+// Issue 19.2: a node of another launch given the same --master-port joined
+// the first job's store and adopted its run directory. Now the store carries
+// the run's identity (job hash, world shape, launch id) and the intruder
+// exits 2 before it touches the run; the real node then joins as usual.
+TEST(Launch, ANodeOfAnotherLaunchIsRefusedAtTheRendezvous) {
+  Fixture f;
+  const std::string port = std::to_string(test::free_port());
+  auto node = [&](int rank, const std::string& id) {
+    return launch_argv(f, 1, {"--nnodes", "2", "--node-rank", std::to_string(rank), "--master-addr", "127.0.0.1", "--master-port", port,
+                              "--rendezvous-id", id},
+                       {});
+  };
+  test::ChildProcess node0(node(0, "launch-a"), f.dir.path().string());
+  const auto intruder = test::run_process(node(1, "launch-b"), f.dir.path().string());
+  EXPECT_EQ(intruder.exit_code, 2) << intruder.err;
+  EXPECT_NE(intruder.err.find("belongs to another run"), std::string::npos) << intruder.err;
+  EXPECT_NE(intruder.err.find(", launch launch-a)"), std::string::npos) << intruder.err;
+  test::ChildProcess node1(node(1, "launch-a"), f.dir.path().string());
+  auto r1 = node1.wait();
+  auto r0 = node0.wait();
+  ASSERT_EQ(r0.exit_code, 0) << r0.err;
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  const std::string run = only_run(f.runs);
+  ASSERT_FALSE(run.empty());
+  for (const auto& e : fs::recursive_directory_iterator(run)) {
+    if (!e.is_regular_file() || e.path().extension() == ".safetensors") continue;
+    std::ifstream in(e.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(text.find("launch-b"), std::string::npos) << e.path() << " has a line of the intruder";
+  }
+}
+
 // A stop that reaches one node first (the console signals nodes one after
 // the other): the ranks agree on it at their per-step all-reduce, so the
 // other node's worker leaves with 143 before its own launcher got a signal.
