@@ -123,7 +123,7 @@ struct ModelSpec {
 };
 
 struct LossSpec {
-  std::string recon_loss = "l1";    // l1 | l2
+  std::string recon_loss = "l1";    // l1 | l2 | l1_window (L1 with the window's ends as bounds, losses.cpp)
   double kl_weight = 1e-7;          // MAISI
   std::array<double, 2> logvar_clamp{-30.0, 20.0};  // stable KL: log-variance clamped before exp
   double adv_weight = 0.0;          // MAISI uses 0.1 on GPUs; 0 disables the discriminator

@@ -125,7 +125,7 @@ void check_model(const JobSpec& job, Checks& c) {
 
 void check_loss(const JobSpec& job, Checks& c) {
   const auto& l = job.loss;
-  c.one_of("loss.recon_loss", l.recon_loss, {"l1", "l2"});
+  c.one_of("loss.recon_loss", l.recon_loss, {"l1", "l2", "l1_window"});
   c.at_least("loss.kl_weight", l.kl_weight, 0.0);
   if (!(l.logvar_clamp[0] < l.logvar_clamp[1]) || !std::isfinite(l.logvar_clamp[0]) || !std::isfinite(l.logvar_clamp[1]))
     c.fail("loss.logvar_clamp", "the first value must be below the second (got " + list_text(l.logvar_clamp) + ")");

@@ -30,7 +30,16 @@ at::Tensor reconstruction_loss(const at::Tensor& reconstruction, const at::Tenso
   require_same_shape(reconstruction, target, "reconstruction_loss");
   if (kind == "l1") return at::mean(at::abs(reconstruction - target));
   if (kind == "l2") return at::mean(at::square(reconstruction - target));
-  throw UsageError("loss.recon_loss: must be l1 or l2 (got \"" + kind + "\")");
+  if (kind == "l1_window") {
+    // Intensities are clipped to the window [0, 1]: a target at 0 (air below
+    // -1000 HU) means "at most 0", so any reconstruction <= 0 is right there
+    // and only the part above is an error; likewise at 1. Inside, plain L1.
+    const auto d = reconstruction - target;
+    const auto at_floor = target <= 0.0, at_ceiling = target >= 1.0;
+    const auto error = at::where(at_floor, at::relu(d), at::where(at_ceiling, at::relu(-d), at::abs(d)));
+    return at::mean(error);
+  }
+  throw UsageError("loss.recon_loss: must be l1, l2 or l1_window (got \"" + kind + "\")");
 }
 
 at::Tensor kl_loss(const at::Tensor& z_mu, const at::Tensor& z_log_var, double logvar_min, double logvar_max) {

@@ -52,6 +52,20 @@ TEST(Losses, ReconstructionByHand) {
   EXPECT_THROW(reconstruction_loss(recon, t({1.0}, {1, 1, 1}), "l1"), UsageError);  // no broadcasting
 }
 
+// Targets at the window's ends are bounds: at 0, a reconstruction <= 0 costs
+// nothing and one above costs its excess; at 1 the mirror; inside, plain L1.
+TEST(Losses, WindowL1TreatsTheWindowsEndsAsBounds) {
+  const auto recon = t({-0.2, 0.1, 0.5, 1.3, 0.7, 0.3}, {1, 1, 6});
+  const auto target = t({0.0, 0.0, 0.4, 1.0, 1.0, 0.5}, {1, 1, 6});
+  // 0 + 0.1 + 0.1 + 0 + 0.3 + 0.2 over 6
+  EXPECT_NEAR(reconstruction_loss(recon, target, "l1_window").item<double>(), 0.7 / 6.0, 1e-6);
+  // A target inside the window keeps a gradient on both sides (unlike L1 of a clamped output).
+  auto x = t({-0.3, 1.4}, {1, 1, 2}).set_requires_grad(true);
+  reconstruction_loss(x, t({0.2, 0.6}, {1, 1, 2}), "l1_window").backward();
+  EXPECT_LT(x.grad()[0][0][0].item<double>(), 0.0);
+  EXPECT_GT(x.grad()[0][0][1].item<double>(), 0.0);
+}
+
 TEST(Losses, LeastSquaresAdversarialByHand) {
   // MONAI's least squares: LeakyReLU(0.05) first, so -1 becomes -0.05.
   const auto logits = t({2.0, -1.0}, {1, 1, 2});
