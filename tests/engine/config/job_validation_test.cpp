@@ -71,7 +71,7 @@ const Rule k_rules[] = {
     {"kl_weight", [](JobSpec& j) { j.loss.kl_weight = -1; }, "loss.kl_weight", ">= 0"},
     {"logvar_clamp", [](JobSpec& j) { j.loss.logvar_clamp = {5, -5}; }, "loss.logvar_clamp", "below the second"},
     {"perceptual", [](JobSpec& j) { j.loss.perceptual_weight = 0.5; }, "loss.perceptual_weight", "no perceptual network ships with medsynth"},
-    {"recon_loss", [](JobSpec& j) { j.loss.recon_loss = "l3"; }, "loss.recon_loss", "must be one of l1, l2 (got \"l3\")"},
+    {"recon_loss", [](JobSpec& j) { j.loss.recon_loss = "l3"; }, "loss.recon_loss", "must be one of l1, l2, l1_window (got \"l3\")"},
     {"lr_schedule", [](JobSpec& j) { j.training.lr_schedule = "cosin"; }, "training.lr_schedule", "did you mean 'cosine'"},
     {"device", [](JobSpec& j) { j.training.device = "gpu"; }, "training.device", "must be one of auto, cpu, cuda"},
     {"memory_format", [](JobSpec& j) { j.training.memory_format = "nhwc"; }, "training.memory_format", "channels_last_3d"},
