@@ -6,7 +6,12 @@
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <QElapsedTimer>
 #include <QThread>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "app/cluster/cluster_spec.hpp"
 #include "app/cluster/command_shell.hpp"
@@ -14,6 +19,7 @@
 #include "app/cluster/launch_record.hpp"
 #include "app/cluster/remote_node.hpp"
 #include "app/cluster/sbatch_script.hpp"
+#include "app/cluster/ssh_shell.hpp"
 #include "app/launch/launch_request.hpp"
 #include "app_test_support.hpp"
 #include "cluster_test_support.hpp"
@@ -171,6 +177,61 @@ class ClusterSpecTest : public QObject {
              qPrintable(r.validate().join(QLatin1Char('\n'))));
     r.job_file = temp.filePath(QStringLiteral("missing.yaml"));  // the job file is read here and uploaded
     QVERIFY(r.validate().join(QLatin1Char('\n')).contains(QStringLiteral("job_file:")));
+  }
+
+  // RELIABILITY: an unreachable host fails within the cluster's
+  // connect_timeout_s. Two local stand-ins for a black hole, no root needed:
+  // a port whose accept queue is full (the kernel drops further SYNs, as a
+  // firewall that drops packets does) and a server that accepts and never
+  // sends its SSH banner (a hung host).
+  void anUnreachableHostFailsWithinItsConnectTimeout() {
+    if (!SshShell::libssh_supported()) QSKIP("libssh too old for SshShell (PLATFORM-NOTES.md)");
+    auto listener = [](int backlog) {
+      const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      socklen_t len = sizeof(a);
+      if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(fd, backlog) != 0 ||
+          ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+        return std::pair{-1, 0};
+      return std::pair{fd, static_cast<int>(ntohs(a.sin_port))};
+    };
+    auto fill_queue = [](int port) {
+      const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      a.sin_port = htons(static_cast<uint16_t>(port));
+      ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+      return fd;
+    };
+    const auto [full, full_port] = listener(0);
+    const auto [silent, silent_port] = listener(16);
+    QVERIFY(full >= 0 && silent >= 0);
+    const int queued = fill_queue(full_port);
+    QTemporaryDir temp;
+    for (const int port : {full_port, silent_port}) {
+      ClusterHost host;
+      host.address = QStringLiteral("127.0.0.1");
+      host.port = port;
+      host.user = QStringLiteral("nobody");
+      SshConnectOptions o;
+      o.known_hosts = temp.filePath(QStringLiteral("known_hosts"));
+      o.timeout_s = 2;
+      QString error;
+      QElapsedTimer clock;
+      clock.start();
+      const auto shell = SshShell::connect(host, o, &error);
+      const qint64 ms = clock.elapsed();
+      QVERIFY(!shell);
+      QVERIFY2(error.contains(QStringLiteral("127.0.0.1")), qPrintable(error));
+      // The bound is the point (a black hole must not hang the console), not a speed.
+      QVERIFY2(ms < 12000, qPrintable(QStringLiteral("port %1: gave up after %2 ms: %3").arg(port).arg(ms).arg(error)));
+    }
+    ::close(queued);
+    ::close(full);
+    ::close(silent);
   }
 
   void kubernetesManifestIsAnIndexedJobWithARendezvousService() {
