@@ -1,6 +1,7 @@
 // medsynth-engine: the headless engine's command line. Thin: parses verbs,
 // calls the library, and is the one place where errors become exit codes:
-// 0 ok, 1 runtime failure, 2 usage or job-file error, 3 bad data, 130 after
+// 0 ok, 1 runtime failure, 2 usage or job-file error, 3 bad data, 4 disk full
+// or a file-size limit (never restarted), 130 after
 // Ctrl-C (143 after SIGTERM) once the checkpoint is written.
 #include <CLI/CLI.hpp>
 
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
     switch (e.kind()) {
       case ErrorKind::usage: return 2;
       case ErrorKind::data: return 3;
+      case ErrorKind::storage: return 4;
       case ErrorKind::interrupted: return 130;
       default: return 1;
     }

@@ -5,6 +5,7 @@
 // (which the GUI may link) share it without pulling LibTorch.
 #pragma once
 
+#include <cerrno>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@ enum class ErrorKind {
   runtime,   // exit 1: the run failed (I/O, numerical, internal)
   usage,     // exit 2: bad command line or job file
   data,      // exit 3: an input volume/manifest is unusable
+  storage,   // exit 4: the disk is full or a file-size/quota limit was hit (a restart cannot help)
   interrupted// exit 130: stopped by a signal after the state was saved
 };
 
@@ -76,6 +78,19 @@ class RuntimeError : public Error {
  public:
   explicit RuntimeError(const std::string& message) : Error(ErrorKind::runtime, message) {}
 };
+
+// A write refused for lack of room (ENOSPC, EDQUOT, EFBIG): not retried, since
+// the next attempt would meet the same full disk.
+class StorageError : public Error {
+ public:
+  explicit StorageError(const std::string& message) : Error(ErrorKind::storage, message) {}
+};
+
+// RuntimeError, or StorageError when errno says the disk or a limit is full.
+[[noreturn]] inline void throw_write_error(const std::string& message, int error_number) {
+  if (error_number == ENOSPC || error_number == EDQUOT || error_number == EFBIG) throw StorageError(message);
+  throw RuntimeError(message);
+}
 
 // Thrown after Ctrl-C/SIGTERM once the trainer has written its checkpoint.
 class Interrupted : public Error {

@@ -72,7 +72,8 @@ class Agent {
         return r.stop_signal == SIGINT ? 130 : 143;
       }
       const std::string reason = "rank " + std::to_string(r.first.rank) + " " + r.first.status;
-      const bool deterministic = r.first.exit_code == 2 || r.first.exit_code == 3;
+      // Usage, data and storage errors would fail again the same way.
+      const bool deterministic = r.first.exit_code == 2 || r.first.exit_code == 3 || r.first.exit_code == 4;
       if (attempt < o_.max_restarts && !deterministic) {
         agent_log(reason + "; restarting all workers from the last checkpoint (restart " + std::to_string(attempt + 1) + " of " +
                   std::to_string(o_.max_restarts) + ")");
@@ -285,13 +286,14 @@ class Agent {
   void report_failure(const AttemptResult& r, int attempt, bool deterministic) {
     std::string message = "rank " + std::to_string(r.first.rank) + " (node " + std::to_string(o_.node_rank) + ") failed first: " + r.first.status;
     if (!r.others.empty()) message += "; " + r.others;
-    message += deterministic ? " (a usage or data error: not restarted)"
+    message += deterministic ? " (a usage, data or storage error: not restarted)"
                              : "; " + std::to_string(attempt) + " restart(s) of " + std::to_string(o_.max_restarts) + " used";
     std::string tail;
     for (const auto& line : r.first.tail) tail += "\n    " + line;
     agent_log("FAILED: " + message + (tail.empty() ? "" : "\n  last log lines of rank " + std::to_string(r.first.rank) + ":" + tail));
     if (events_) {
-      EventFields f{{"error", std::string(deterministic ? (r.first.exit_code == 3 ? "data" : "usage") : "runtime")},
+      const char* kind = !deterministic ? "runtime" : r.first.exit_code == 3 ? "data" : r.first.exit_code == 4 ? "storage" : "usage";
+      EventFields f{{"error", std::string(kind)},
                     {"message", message},
                     {"exit_code", deterministic ? r.first.exit_code : 1},
                     {"failed_rank", r.first.rank},

@@ -95,6 +95,7 @@ std::string_view to_string(ErrorKind kind) {
     case ErrorKind::runtime: return "runtime";
     case ErrorKind::usage: return "usage";
     case ErrorKind::data: return "data";
+    case ErrorKind::storage: return "storage";
     case ErrorKind::interrupted: return "interrupted";
   }
   return "runtime";
@@ -128,10 +129,11 @@ void EventWriter::write_line(const std::string& line) {
   std::size_t written = 0;
   if (!write_all(fd_, bytes, &written)) {
     const int error = errno;
+    const std::string message = options_.path.string() + ": cannot write event: " + std::strerror(error);
     // Only what this call wrote can be torn; a newline that landed and then
     // nothing leaves the file whole again.
     torn_ = (torn_ && written == 0) || (written > 0 && !(torn_ && written == 1));
-    throw RuntimeError(options_.path.string() + ": cannot write event: " + std::strerror(error));
+    throw_write_error(message, error);
   }
   torn_ = false;
   if (options_.echo_stdout && !write_all(STDOUT_FILENO, line))

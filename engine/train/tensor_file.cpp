@@ -55,7 +55,7 @@ void write_all(int fd, const char* data, std::size_t size, std::size_t& written,
     ssize_t r = ::write(fd, data + done, n);
     if (r < 0) {
       if (errno == EINTR) continue;
-      throw RuntimeError("cannot write " + path + ": " + std::strerror(errno));
+      throw_write_error("cannot write " + path + ": " + std::strerror(errno), errno);
     }
     done += static_cast<std::size_t>(r);
     written += static_cast<std::size_t>(r);
@@ -108,7 +108,7 @@ void write_tensor_file(const std::string& path, const TensorFile& file) {
     write_all(fd, text.data(), text.size(), written, path);
     for (const auto& t : ordered)
       write_all(fd, static_cast<const char*>(t.data_ptr()), static_cast<std::size_t>(t.numel()) * t.element_size(), written, path);
-    if (::fsync(fd) != 0) throw RuntimeError("cannot fsync " + path + ": " + std::strerror(errno));
+    if (::fsync(fd) != 0) throw_write_error("cannot fsync " + path + ": " + std::strerror(errno), errno);
     ::close(fd);
     fd = -1;
     std::error_code ec;

@@ -382,6 +382,27 @@ TEST(Launch, ANodeOfAnotherLaunchIsRefusedAtTheRendezvous) {
   }
 }
 
+// Issue 19.6: a full disk (here a file-size limit, which fails a write the
+// same way) failed the worker with exit 1, and the agent restarted it until
+// its restarts were spent, each attempt meeting the same full disk.
+TEST(Launch, AFullDiskIsAStorageErrorThatIsNotRestarted) {
+  Fixture f;
+  std::vector<std::string> argv{"/bin/sh", "-c", "ulimit -f 100 && exec \"$@\"", "sh"};
+  for (const auto& a : launch_argv(f, 1, {"--max-restarts", "2"}, {})) argv.push_back(a);
+  const auto r = test::run_process(argv, f.dir.path().string());
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not restarted"), std::string::npos) << r.err;
+  const std::string run = only_run(f.runs);
+  ASSERT_FALSE(run.empty());
+  const auto events = read_events(run);
+  EXPECT_TRUE(of_type(events, "restart").empty());
+  const auto failed = of_type(events, "run_failed");
+  ASSERT_FALSE(failed.empty());
+  for (const auto& e : failed) EXPECT_EQ(e["error"], "storage") << e.dump();
+  EXPECT_EQ(failed.back()["exit_code"], 4) << failed.back().dump();
+}
+
 // A stop that reaches one node first (the console signals nodes one after
 // the other): the ranks agree on it at their per-step all-reduce, so the
 // other node's worker leaves with 143 before its own launcher got a signal.
