@@ -41,6 +41,9 @@ void add_train_options(CLI::App& cmd, TrainArguments& a) {
   cmd.add_option("overrides", a.overrides, "Hydra-style overrides: training.lr=3e-4 data.patch_size=[32,32,32]");
   cmd.add_option("--data", a.data, "Train on real volumes: a folder of .nii/.nii.gz (or DICOM series) or a CSV manifest");
   cmd.add_option("--resume", a.resume, "Continue a run directory (from its last checkpoint) or start from a checkpoint file; 'auto' = newest run of this job");
+  cmd.add_option("--init-weights", a.init_weights,
+                 "Start a new run (step 0, fresh optimizer) from the weights in this file: weights only, or another run's checkpoint")
+      ->check(CLI::ExistingFile);
   cmd.add_option("--runs-dir", a.runs_dir, "Where run directories are created (default: output.runs_dir, 'runs')");
   cmd.add_flag("--json", a.json, "Write the event stream (JSON lines) to stdout");
   cmd.add_flag("--quiet", a.quiet, "Only warnings and errors on stderr");
@@ -58,6 +61,9 @@ JobSpec load_train_job(const TrainArguments& a) {
 
 ResolvedRun resolve_run(const TrainArguments& a, const JobSpec& job) {
   ResolvedRun r;
+  // A launcher's restart adds --resume to a worker that was given --init-weights: resuming wins there.
+  if (!a.resume.empty() && !a.init_weights.empty() && a.run_dir.empty())
+    throw UsageError("--resume and --init-weights exclude each other: --resume continues a run, --init-weights starts a new one");
   std::string resume = a.resume.empty() ? job.checkpoint.resume : a.resume;
   if (resume == "auto") {
     resume = newest_resumable_run(job.output.runs_dir, job.name);
@@ -87,6 +93,7 @@ std::vector<std::string> worker_train_argv(const TrainArguments& a) {
   argv.insert(argv.end(), a.overrides.begin(), a.overrides.end());
   if (!a.data.empty()) argv.insert(argv.end(), {"--data", a.data});
   if (!a.runs_dir.empty()) argv.insert(argv.end(), {"--runs-dir", a.runs_dir});
+  if (!a.init_weights.empty()) argv.insert(argv.end(), {"--init-weights", a.init_weights});
   if (a.json) argv.push_back("--json");
   if (a.quiet) argv.push_back("--quiet");
   if (a.no_progress) argv.push_back("--no-progress");

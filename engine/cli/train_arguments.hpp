@@ -20,6 +20,7 @@ struct TrainArguments {
   std::vector<std::string> overrides;
   std::string data;
   std::string resume;
+  std::string init_weights;  // a fresh run from these weights (ignored when the run resumes)
   std::string runs_dir;
   bool json = false;
   bool quiet = false;

@@ -68,6 +68,8 @@ Action add_launch_verb(CLI::App& app) {
   cmd->add_option("--monitor-interval", a.monitor_interval_s, "Seconds between worker health checks")->capture_default_str();
   cmd->add_option("--stop-grace", a.stop_grace_s, "Seconds between SIGTERM and SIGKILL when stopping workers")->capture_default_str();
   cmd->add_option("--join-timeout", a.join_timeout_s, "Seconds for other nodes' launchers to reach the store")->capture_default_str();
+  cmd->add_option("--gloo-interface", a.gloo_interface,
+                  "Network interface for the workers' Gloo traffic (default: the one that routes to --master-addr)");
   cmd->add_option("--rendezvous-id", args->rendezvous_id,
                   "The same on every node of one launch (the console gives its launch id): a node of another launch is refused");
   cmd->require_subcommand(1);

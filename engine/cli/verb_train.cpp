@@ -63,6 +63,8 @@ int run(const TrainArguments& given) {
       options.resume_from = from;
     }
   }
+  // Resuming (a restart, or checkpoint.resume) continues from the checkpoint's own weights.
+  if (options.resume_from.empty()) options.init_weights = a.init_weights;
   options.json_stdout = a.json;
   options.quiet = a.quiet;
   options.progress_bar = !a.no_progress && env.rank == 0;

@@ -89,6 +89,9 @@ struct Pipeline {
 }  // namespace
 
 TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options) {
+  if (!options.init_weights.empty())
+    throw UsageError("--init-weights: an ldm pipeline trains two networks (autoencoder, then diffusion UNet) and a file holds one; "
+                     "it is for the autoencoder, vqgan and survival tasks");
   Pipeline p{job, options};
   p.rank = options.dist ? options.dist->rank() : options.rank;
   const int world = options.dist ? options.dist->world_size() : options.world_size;

@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "dist/listen_socket.hpp"
+#include "dist/local_address.hpp"
 #include "dist/worker_process.hpp"
 #include "events/event_writer.hpp"
 
@@ -156,6 +157,7 @@ class Agent {
                   {"MASTER_PORT", std::to_string(port_)},
                   {"TORCHELASTIC_RESTART_COUNT", std::to_string(attempt)},
                   {"MEDSYNTH_AGENT_STORE", "1"}};
+      if (!o_.gloo_interface.empty()) spec.env["MEDSYNTH_GLOO_INTERFACE"] = o_.gloo_interface;
       // torchrun leaves OMP_NUM_THREADS=1; we share the cores instead so that
       // N CPU workers do not oversubscribe (the benchmark compares both).
       if (!std::getenv("OMP_NUM_THREADS"))
@@ -323,6 +325,13 @@ void AgentOptions::validate() const {
   if (nnodes > 1 && master_port == 0) throw UsageError("--master-port is required with --nnodes > 1 (every node must know it)");
   if (max_restarts < 0) throw UsageError("--max-restarts must be >= 0");
   if (!(monitor_interval_s > 0)) throw UsageError("--monitor-interval must be > 0");
+  if (!gloo_interface.empty()) {
+    try {
+      interface_address(gloo_interface);
+    } catch (const UsageError& e) {
+      throw UsageError(std::string("--gloo-interface: ") + e.what());
+    }
+  }
   if (program.empty()) throw UsageError("launcher: no worker program");
   if (node_rank == 0 && !resolve_run) throw UsageError("launcher: node 0 needs a run resolver");
 }

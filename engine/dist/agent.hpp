@@ -25,6 +25,9 @@ struct AgentOptions {
   double monitor_interval_s = 0.1; // torchrun's default
   double stop_grace_s = 15.0;      // SIGTERM, then SIGKILL after this
   double join_timeout_s = 300.0;   // other nodes' agents must reach the store within this
+  // Network interface whose address the workers' Gloo sockets bind (passed on
+  // as MEDSYNTH_GLOO_INTERFACE); empty: the address that routes to master_addr.
+  std::string gloo_interface;
   bool json_stdout = false;        // relay rank 0's events (and ours) on stdout
   // What every node of one run agrees on (the job's config hash, the world's
   // shape, the console's launch id). Node 0 publishes it in its store; a node

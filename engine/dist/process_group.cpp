@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "dist/backend_factory.hpp"
 #include "dist/listen_socket.hpp"
+#include "dist/local_address.hpp"
 
 namespace medsynth {
 namespace {
@@ -96,8 +97,15 @@ void wait_for_all_ranks(c10d::Store& store, const DistEnvironment& env, std::chr
 
 std::string gloo_interface_address(const DistEnvironment& env, const EnvLookup& lookup) {
   if (auto a = lookup("MEDSYNTH_GLOO_ADDRESS"); a && !a->empty()) return *a;
+  // --gloo-interface (the launcher passes it on), then torch's own variable.
+  for (const char* variable : {"MEDSYNTH_GLOO_INTERFACE", "GLOO_SOCKET_IFNAME"})
+    if (auto name = lookup(variable); name && !name->empty()) {
+      // GLOO_SOCKET_IFNAME may list several interfaces; Gloo would use the first.
+      return interface_address(name->substr(0, name->find(',')));
+    }
   if (is_loopback(env.master_addr)) return "127.0.0.1";
-  return host_name();
+  // Not the host name: Debian maps it to 127.0.1.1, which other nodes cannot reach.
+  return local_address_routing_to(env.master_addr);
 }
 
 std::unique_ptr<DistContext> DistContext::connect(const DistEnvironment& env, const ProcessGroupOptions& options,
@@ -115,9 +123,10 @@ std::unique_ptr<DistContext> DistContext::connect(const DistEnvironment& env, co
   try {
     if (ctx->backend_name_ == "nccl")
       ctx->backend_ = make_nccl_backend(pg_store, env.rank, env.world_size, options.timeout);
-    else
-      ctx->backend_ = make_gloo_backend(pg_store, env.rank, env.world_size, options.timeout,
-                                        gloo_interface_address(env, process_environment()));
+    else {
+      ctx->peer_address_ = gloo_interface_address(env, process_environment());
+      ctx->backend_ = make_gloo_backend(pg_store, env.rank, env.world_size, options.timeout, ctx->peer_address_);
+    }
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {

@@ -58,6 +58,8 @@ class DistContext {
   // Prefix of share_from_rank0 keys, so that several trainings in one process
   // group (the stages of an LDM pipeline) never read each other's values.
   void set_key_scope(std::string scope) { key_scope_ = std::move(scope); }
+  // The local address Gloo bound for peer traffic (empty for NCCL).
+  const std::string& peer_address() const { return peer_address_; }
 
  private:
   std::string key_scope_;
@@ -68,13 +70,16 @@ class DistContext {
   ProcessGroupOptions options_;
   c10::Device device_{c10::kCPU};
   std::string backend_name_;
+  std::string peer_address_;
   c10::intrusive_ptr<c10d::Store> store_;
   c10::intrusive_ptr<c10d::Backend> backend_;
 };
 
-// The address Gloo binds for peer traffic: GLOO_SOCKET_IFNAME's address is not
-// looked up here; MEDSYNTH_GLOO_ADDRESS overrides; a loopback master means
-// loopback; otherwise this host's name (resolved by Gloo).
+// The address Gloo binds for peer traffic, first match wins:
+// MEDSYNTH_GLOO_ADDRESS; the address of MEDSYNTH_GLOO_INTERFACE (set by
+// `launch --gloo-interface`) or of GLOO_SOCKET_IFNAME; loopback for a loopback
+// master; otherwise the local address that routes to the master address.
+// Throws UsageError for an interface without an address or an unroutable master.
 std::string gloo_interface_address(const DistEnvironment& env, const EnvLookup& lookup);
 
 }  // namespace medsynth

@@ -286,6 +286,11 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
         parameters.push_back(b.value());
       }
     }
+    if (!options.init_weights.empty()) {
+      // Before the broadcast and the EMA copy: both then start from these weights.
+      restore_weights(*s.task, read_tensor_file(options.init_weights), options.init_weights);
+      s.info("starting from the weights of " + options.init_weights);
+    }
     if (s.dist) {
       // DDP's start: every rank begins from rank 0's weights (a fresh init
       // differs per rank seed). Before the EMA copy and the resume, which then
@@ -344,6 +349,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
                  {"train_volumes", train_set ? train_set->size() : loader->item_count()},
                  {"val_volumes", val_set ? val_set->size() : 0},
                  {"resumed_from", options.resume_from},
+                 {"init_weights", options.init_weights},
                  {"model_hash", s.identity.model_hash},
                  {"backend", s.dist ? s.dist->backend_name() : std::string("none")},
                  {"gradient_buckets", s.sync ? static_cast<int>(s.sync->bucket_count(0)) : 0},
@@ -352,7 +358,9 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
       s.events->run_started(e);
     }
     if (options.resume_from.empty() && s.rank0) s.save_last();  // the NaN guard's rollback target before the first validation
-    s.info("training " + job.task + " on " + s.device.str() + (s.dist ? " as rank " + std::to_string(rank) + " of " + std::to_string(world_size) + " (" + s.dist->backend_name() + ")" : std::string()) + " for " + std::to_string(s.total_steps) + " steps (" +
+    s.info("training " + job.task + " on " + s.device.str() + (s.dist ? " as rank " + std::to_string(rank) + " of " + std::to_string(world_size) + " (" + s.dist->backend_name() +
+                       (s.dist->peer_address().empty() ? std::string() : " on " + s.dist->peer_address()) + ")"
+                    : std::string()) + " for " + std::to_string(s.total_steps) + " steps (" +
            (train_set ? std::to_string(train_set->size()) + " train / " + std::to_string(val_set->size()) + " val volumes, "
                       : std::to_string(loader->item_count()) + " training items on this rank, ") +
            std::to_string(at::get_num_threads()) + " threads)");

@@ -35,6 +35,9 @@ struct TrainerOptions {
   bool progress_bar = true;           // a bar on stderr when it is a terminal
   bool quiet = false;                 // only warnings and errors on stderr
   std::string resume_from;            // checkpoint to resume from ("" = fresh start)
+  // A fresh run (step 0, new optimizer) that starts from these weights: a
+  // weights-only file or another run's checkpoint of the same model.
+  std::string init_weights;
   std::set<int> inject_nan_at_steps;  // test hook: make the loss NaN at these optimizer steps (once each)
   const std::atomic<int>* stop_signal = nullptr;  // non-zero: save a checkpoint and stop (SIGINT/SIGTERM)
   int stop_after_step = -1;           // test hook: behave as if signalled once this step is done

@@ -62,6 +62,11 @@ CheckpointIdentity check_checkpoint_identity(const TensorFile& file, const std::
     auto it = file.metadata.find(key);
     return it == file.metadata.end() ? std::string() : it->second;
   };
+  bool has_weights = false;
+  for (const auto& [name, t] : file.tensors) has_weights = has_weights || name.rfind("model.", 0) == 0;
+  if (get("format") != k_checkpoint_format && has_weights && file.metadata.count("progress") == 0)
+    throw UsageError(path + ": holds weights only (no step, optimizer state or job), so it cannot resume a run; to start a new run " +
+                     "from these weights: medsynth-engine train JOB --init-weights " + path);
   if (get("format") != k_checkpoint_format)
     throw UsageError(path + ": not a medsynth checkpoint (format '" + get("format") + "', expected '" + k_checkpoint_format +
                      "'); a weights-only file cannot resume training");

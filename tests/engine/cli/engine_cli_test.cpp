@@ -1,6 +1,7 @@
 // medsynth-engine as users run it: real processes, real files, exit codes.
 #include <gtest/gtest.h>
 
+#include <ATen/ATen.h>
 #include <signal.h>
 
 #include <filesystem>
@@ -193,4 +194,51 @@ TEST(EngineCli, ResumeContinuesTheRunDirectory) {
                            dir.path().string());
   EXPECT_EQ(wrong.exit_code, 2) << wrong.err;
   EXPECT_NE(wrong.err.find("another model"), std::string::npos) << wrong.err;
+}
+
+// Issue 19.8: a weights-only file given to --resume was refused as "not a
+// medsynth checkpoint" with no way forward. It is now named as weights only,
+// and --init-weights starts a new run from it.
+TEST(EngineCli, AWeightsOnlyFileCannotResumeButStartsANewRunWithInitWeights) {
+  test::TempDir dir("cli");
+  auto job = write_job(dir);
+  auto first = run_process({engine_binary(), "train", job, "training.max_steps=2", "--no-progress"}, dir.path().string());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::string source_run;
+  for (const auto& run : fs::directory_iterator(dir / "runs")) source_run = run.path().string();
+  const TensorFile checkpoint = read_tensor_file(source_run + "/checkpoints/last.safetensors");
+  TensorFile weights;  // what another tool exports: the model's tensors, nothing else
+  for (const auto& [name, t] : checkpoint.tensors)
+    if (name.rfind("model.", 0) == 0) weights.tensors[name] = t;
+  ASSERT_FALSE(weights.tensors.empty());
+  const std::string weights_file = (dir / "weights.safetensors").string();
+  write_tensor_file(weights_file, weights);
+
+  auto resume = run_process({engine_binary(), "train", job, "--resume", weights_file, "--no-progress"}, dir.path().string());
+  EXPECT_EQ(resume.exit_code, 2) << resume.err;
+  EXPECT_NE(resume.err.find("holds weights only"), std::string::npos) << resume.err;
+  EXPECT_NE(resume.err.find("--init-weights " + weights_file), std::string::npos) << resume.err;
+
+  auto both = run_process({engine_binary(), "train", job, "--resume", source_run, "--init-weights", weights_file, "--no-progress"},
+                          dir.path().string());
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  EXPECT_NE(both.err.find("exclude each other"), std::string::npos) << both.err;
+
+  // A learning rate so small that one step leaves the weights where they started.
+  const fs::path runs = dir / "init-runs";
+  auto init = run_process({engine_binary(), "train", job, "training.max_steps=1", "training.lr=1e-12", "training.warmup_steps=0",
+                           "--init-weights", weights_file, "--runs-dir", runs.string(), "--no-progress"},
+                          dir.path().string());
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  std::string init_run;
+  for (const auto& run : fs::directory_iterator(runs)) init_run = run.path().string();
+  EXPECT_NE(test::read_bytes(init_run + "/logs/rank0.log").find("starting from the weights of " + weights_file), std::string::npos);
+  const TensorFile started = read_tensor_file(init_run + "/checkpoints/last.safetensors");
+  EXPECT_NE(started.metadata.at("progress").find("\"step\":1"), std::string::npos) << "a new run counts from step 0";
+  double worst = 0;
+  for (const auto& [name, t] : weights.tensors) {
+    if (!t.is_floating_point()) continue;
+    worst = std::max(worst, (started.tensors.at(name) - t).abs().max().item<double>() / (t.abs().max().item<double>() + 1e-12));
+  }
+  EXPECT_LT(worst, 1e-6) << "the new run starts from the file's weights (a fresh initialisation differs by O(1))";
 }

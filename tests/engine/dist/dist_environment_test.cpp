@@ -2,11 +2,18 @@
 // "distributed"; issue test g), and the rendezvous socket's binding rules.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
 #include <map>
 
 #include "core/error.hpp"
 #include "dist/dist_environment.hpp"
 #include "dist/listen_socket.hpp"
+#include "dist/local_address.hpp"
+#include "dist/process_group.hpp"
 
 using namespace medsynth;
 
@@ -18,6 +25,31 @@ EnvLookup env_of(std::map<std::string, std::string> vars) {
     if (it == vars.end()) return std::nullopt;
     return it->second;
   };
+}
+
+// An IPv4 address of this machine that is not loopback, with its interface
+// (empty when the machine has none).
+std::pair<std::string, std::string> non_loopback_ipv4() {
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return {};
+  std::pair<std::string, std::string> found;
+  for (const ifaddrs* i = list; i != nullptr && found.first.empty(); i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+    char text[64] = {};
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr, text, sizeof(text));
+    if (std::string(text).rfind("127.", 0) != 0) found = {text, i->ifa_name};
+  }
+  ::freeifaddrs(list);
+  return found;
+}
+
+std::string usage_error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "no usage error";
 }
 
 }  // namespace
@@ -115,4 +147,42 @@ TEST(ListenSocket, AnAddressOfAnotherMachineIsAClearError) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("192.0.2.1"), std::string::npos) << e.what();
   }
+}
+
+// Issue 19.7: Gloo was given the host name, which Debian's hosts file maps to
+// 127.0.1.1 (here 127.0.0.1): other nodes could not reach it, and on several
+// networks it may bind a public one. It now binds the address that routes to
+// the master (before the fix: the host name came back).
+TEST(GlooAddress, ANonLoopbackMasterMeansTheLocalAddressThatRoutesToIt) {
+  const auto [address, interface] = non_loopback_ipv4();
+  if (address.empty()) GTEST_SKIP() << "this machine has no non-loopback IPv4 address";
+  DistEnvironment env;
+  env.master_addr = address;
+  EXPECT_EQ(gloo_interface_address(env, env_of({})), address);
+  EXPECT_EQ(local_address_routing_to(address), address);
+}
+
+TEST(GlooAddress, ALoopbackMasterMeansLoopback) {
+  DistEnvironment env;
+  env.master_addr = "localhost";
+  EXPECT_EQ(gloo_interface_address(env, env_of({})), "127.0.0.1");
+  EXPECT_EQ(local_address_routing_to("127.0.0.1"), "127.0.0.1");
+}
+
+TEST(GlooAddress, AnInterfaceNamedByTheLauncherOrByGlooSocketIfnameWins) {
+  DistEnvironment env;
+  env.master_addr = "192.0.2.77";  // TEST-NET-1: never this machine
+  EXPECT_EQ(gloo_interface_address(env, env_of({{"MEDSYNTH_GLOO_INTERFACE", "lo"}})), "127.0.0.1");
+  EXPECT_EQ(gloo_interface_address(env, env_of({{"GLOO_SOCKET_IFNAME", "lo,eth9"}})), "127.0.0.1");
+  EXPECT_EQ(gloo_interface_address(env, env_of({{"MEDSYNTH_GLOO_ADDRESS", "10.1.2.3"}, {"MEDSYNTH_GLOO_INTERFACE", "lo"}})), "10.1.2.3");
+}
+
+TEST(GlooAddress, AnUnknownInterfaceOrAnUnresolvableMasterIsAUsageErrorNamingIt) {
+  const std::string unknown = usage_error_of([] { interface_address("nosuchif0"); });
+  EXPECT_NE(unknown.find("'nosuchif0'"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("lo"), std::string::npos) << "lists the interfaces that exist: " << unknown;
+  DistEnvironment env;
+  env.master_addr = "no-such-host.invalid";
+  const std::string unresolved = usage_error_of([&] { gloo_interface_address(env, env_of({})); });
+  EXPECT_NE(unresolved.find("'no-such-host.invalid'"), std::string::npos) << unresolved;
 }

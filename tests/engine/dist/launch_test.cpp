@@ -332,11 +332,11 @@ TEST(Launch, TrainWorksUnderATorchrunEnvironmentWithoutTheLauncher) {
 }
 
 // Two launchers as two "nodes" on loopback: the multi-node path end to end.
-TEST(Launch, TwoNodesOfOneProcessTrainTogether) {
-  Fixture f;
+// Two launchers of one process each, rendezvous at `master`; both must succeed.
+static void train_on_two_nodes(const Fixture& f, const std::string& master) {
   const std::string port = std::to_string(test::free_port());
   auto node = [&](int rank) {
-    return launch_argv(f, 1, {"--nnodes", "2", "--node-rank", std::to_string(rank), "--master-addr", "127.0.0.1", "--master-port", port}, {});
+    return launch_argv(f, 1, {"--nnodes", "2", "--node-rank", std::to_string(rank), "--master-addr", master, "--master-port", port}, {});
   };
   test::ChildProcess node0(node(0), f.dir.path().string());
   test::ChildProcess node1(node(1), f.dir.path().string());
@@ -344,6 +344,11 @@ TEST(Launch, TwoNodesOfOneProcessTrainTogether) {
   auto r0 = node0.wait();
   ASSERT_EQ(r0.exit_code, 0) << r0.err;
   ASSERT_EQ(r1.exit_code, 0) << r1.err;
+}
+
+TEST(Launch, TwoNodesOfOneProcessTrainTogether) {
+  Fixture f;
+  ASSERT_NO_FATAL_FAILURE(train_on_two_nodes(f, "127.0.0.1"));
   const std::string run = only_run(f.runs);
   ASSERT_FALSE(run.empty()) << "both nodes must use node 0's run directory";
   EXPECT_EQ(of_type(read_events(run), "run_started").at(0)["world_size"], 2);
@@ -380,6 +385,32 @@ TEST(Launch, ANodeOfAnotherLaunchIsRefusedAtTheRendezvous) {
     const std::string text((std::istreambuf_iterator<char>(in)), {});
     EXPECT_EQ(text.find("launch-b"), std::string::npos) << e.path() << " has a line of the intruder";
   }
+}
+
+// Issue 19.7: on a master address that is not loopback, each worker's Gloo
+// sockets bind the local address that routes to it (its rank log says which);
+// before, Gloo got the host name, which the hosts file maps to loopback.
+TEST(Launch, TwoNodesOverANonLoopbackAddressBindGlooToIt) {
+  const std::string address = test::run_process({"/bin/sh", "-c", "hostname -I | tr ' ' '\\n' | grep -m1 '\\.'"}, ".").out;
+  const std::string master = address.substr(0, address.find('\n'));
+  if (master.empty()) GTEST_SKIP() << "this machine has no non-loopback IPv4 address (hostname -I)";
+  Fixture f;
+  ASSERT_NO_FATAL_FAILURE(train_on_two_nodes(f, master));
+  const std::string run = only_run(f.runs);
+  ASSERT_FALSE(run.empty());
+  for (int rank : {0, 1}) {
+    std::ifstream in(run + "/logs/rank" + std::to_string(rank) + ".log");
+    const std::string log((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_NE(log.find(" of 2 (gloo on " + master + ")"), std::string::npos) << log;
+  }
+}
+
+TEST(Launch, AnUnknownGlooInterfaceIsRefusedBeforeAnyWorkerStarts) {
+  Fixture f;
+  const auto r = test::run_process(launch_argv(f, 2, {"--gloo-interface", "nosuchif0"}, {}), f.dir.path().string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--gloo-interface: network interface 'nosuchif0'"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(f.runs)) << "no run directory for a refused launch";
 }
 
 // Issue 19.6: a full disk (here a file-size limit, which fails a write the

@@ -30,6 +30,6 @@ run="$(ls -d "$work"/runs/*)"
 grep -q '"type":"run_started".*"world_size":2' "$run/events.jsonl" || { echo "run_started does not say world_size 2"; head -2 "$run/events.jsonl"; exit 1; }
 grep -q '"type":"run_finished".*"status":"completed"' "$run/events.jsonl" || { echo "the run did not complete"; tail -3 "$run/events.jsonl"; exit 1; }
 for r in 0 1; do
-  grep -q "as rank $r of 2 (gloo)" "$run/logs/rank$r.log" || { echo "rank $r log missing its start line"; cat "$run/logs/rank$r.log"; exit 1; }
+  grep -q "as rank $r of 2 (gloo on " "$run/logs/rank$r.log" || { echo "rank $r log missing its start line"; cat "$run/logs/rank$r.log"; exit 1; }
 done
 echo "srun -n 2: world size 2, both ranks logged, run completed ($run)"
