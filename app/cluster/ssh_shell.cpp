@@ -63,6 +63,8 @@ QString auth_with_key_file(ssh_session s, const QString& key_file, AuthDelegate*
   if (!QFileInfo::exists(path)) return QStringLiteral("key file %1 does not exist").arg(key_file);
   ssh_key key = nullptr;
   int rc = ssh_pki_import_privkey_file(path.toLocal8Bit().constData(), nullptr, nullptr, nullptr, &key);
+  // An encrypted key: as ssh does, try the agent (which may hold it unlocked) before asking.
+  if (rc != SSH_OK && !qEnvironmentVariableIsEmpty("SSH_AUTH_SOCK") && ssh_userauth_agent(s, nullptr) == SSH_AUTH_SUCCESS) return {};
   if (rc != SSH_OK && delegate) {
     if (auto passphrase = delegate->key_passphrase(key_file)) {
       QByteArray bytes = passphrase->toUtf8();
@@ -205,10 +207,10 @@ ShellResult SshShell::run(const QString& command, const QByteArray& input, int t
   while (true) {
     const int n_out = ssh_channel_read_nonblocking(ch, buffer, sizeof buffer, 0);
     if (n_out == SSH_ERROR) return lost(QStringLiteral("reading"));
-    if (n_out > 0) r.out.append(buffer, n_out);
+    if (n_out > 0) append_capped(r.out, buffer, n_out, k_max_shell_stdout_bytes, &r.discarded_bytes);
     const int n_err = ssh_channel_read_nonblocking(ch, buffer, sizeof buffer, 1);
     if (n_err == SSH_ERROR) return lost(QStringLiteral("reading"));
-    if (n_err > 0) r.err.append(buffer, n_err);
+    if (n_err > 0) append_capped(r.err, buffer, n_err, k_max_shell_stderr_bytes, &r.discarded_bytes);
     if (n_out > 0 || n_err > 0) continue;
     if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch)) break;
     if (deadline.hasExpired()) {

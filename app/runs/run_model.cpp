@@ -2,6 +2,7 @@
 #include "app/runs/run_model.hpp"
 
 #include <QDir>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -144,14 +145,40 @@ void RunModel::apply_progress(qint64 step, qint64 total_steps, int epoch, int ep
     emit progress_changed();
 }
 
+void RunModel::thin_series(const QString& name, QVector<MetricPoint>& points) {
+  // Keep every other point, and always the first, the last and the non-finite
+  // ones (a NaN step is what the user looks for). Halving makes it amortised O(1).
+  const qsizetype before = points.size();
+  qsizetype kept = 0;
+  for (qsizetype i = 0; i < before; ++i)
+    if (i % 2 == 0 || i == before - 1 || !points[i].finite) points[kept++] = points[i];
+  points.resize(kept);
+  dropped_ += before - kept;
+  // A pending "first new index" may now point past moved points: the new ones start at the end.
+  if (auto p = pending_metrics_.find(name); p != pending_metrics_.end()) *p = std::min<int>(*p, static_cast<int>(kept));
+}
+
+void RunModel::trim_logs(int rank, QVector<LogLine>& lines) {
+  const qsizetype drop = std::max<qsizetype>(1, lines.size() / 4);
+  lines.remove(0, drop);
+  dropped_ += drop;
+  // Index 0: views that keep an index see that the lines moved and rebuild.
+  if (batch_depth_ > 0) pending_logs_[rank] = 0;
+}
+
 void RunModel::append_metric(const QString& name, qint64 step, double value, bool finite) {
   auto it = series_.find(name);
   if (it == series_.end()) {
+    if (metric_names_.size() >= limits_.max_metric_names) {
+      ++dropped_;
+      return;
+    }
     it = series_.insert(name, {});
     metric_names_.append(name);
     if (name.startsWith(QStringLiteral("throughput/"))) throughput_metric_ = name;
   }
   if (!keep_history_ && !it->isEmpty()) it->clear();
+  if (it->size() >= std::max(2, limits_.max_points_per_series)) thin_series(name, *it);
   const int index = static_cast<int>(it->size());
   it->append({step, finite || !std::isfinite(value) ? value : std::numeric_limits<double>::quiet_NaN(), finite});
   if (step > current_step_) current_step_ = step;
@@ -168,13 +195,29 @@ void RunModel::append_metric(const QString& name, qint64 step, double value, boo
 
 void RunModel::append_log(const LogLine& line, bool from_event) {
   if (from_event && ranks_with_files_.contains(line.rank)) return;
+  if (!logs_.contains(line.rank) && logs_.size() >= limits_.max_log_ranks) {
+    ++dropped_;
+    return;
+  }
   auto& lines = logs_[line.rank];
+  bool trimmed = false;
+  if (lines.size() >= std::max(1, limits_.max_log_lines_per_rank)) {
+    trim_logs(line.rank, lines);
+    trimmed = true;
+  }
   const int index = static_cast<int>(lines.size());
   lines.append(line);
+  if (line.message.size() > limits_.max_log_message_chars) {
+    QString& message = lines.back().message;
+    const qsizetype cut = message.size() - limits_.max_log_message_chars;
+    message.truncate(limits_.max_log_message_chars);
+    message += QStringLiteral(" … [%1 characters cut]").arg(cut);
+    message.squeeze();
+  }
   if (batch_depth_ > 0) {
     if (!pending_logs_.contains(line.rank)) pending_logs_.insert(line.rank, index);
   } else {
-    emit log_appended(line.rank, index);
+    emit log_appended(line.rank, trimmed ? 0 : index);
   }
 }
 
@@ -188,6 +231,10 @@ QString RunModel::absolute(const QString& path) const {
 void RunModel::apply_checkpoint(const CheckpointInfo& checkpoint) {
   CheckpointInfo c = checkpoint;
   c.path = absolute(c.path);
+  if (checkpoints_.size() >= limits_.max_listed_files) {  // the oldest "last" saves matter least
+    checkpoints_.removeFirst();
+    ++dropped_;
+  }
   checkpoints_.append(c);
   emit checkpoint_added(c);
 }
@@ -195,6 +242,10 @@ void RunModel::apply_checkpoint(const CheckpointInfo& checkpoint) {
 void RunModel::apply_artifact(const Artifact& artifact) {
   Artifact a = artifact;
   a.path = absolute(a.path);
+  if (artifacts_.size() >= limits_.max_listed_files) {
+    artifacts_.removeFirst();
+    ++dropped_;
+  }
   artifacts_.append(a);
   emit artifact_added(a);
 }
@@ -268,6 +319,7 @@ void RunModel::clear() {
   failure_message_.clear();
   finish_reason_.clear();
   stats_ = {};
+  dropped_ = 0;
   pending_metrics_.clear();
   pending_metric_order_.clear();
   pending_logs_.clear();

@@ -85,6 +85,18 @@ struct RunStartInfo {
   QDateTime time;
 };
 
+// What one run may hold in the console's memory, whatever its stream says: a
+// run of a million logged steps, a rank that logs without end, or a hostile
+// stream of endless metric names must not grow the console without bound.
+struct RunModelLimits {
+  int max_points_per_series = 200000;  // then every other older point goes (charts show ~1 per pixel)
+  int max_log_lines_per_rank = 100000; // then the oldest quarter goes
+  int max_log_message_chars = 16384;   // longer messages are cut, saying how much
+  int max_metric_names = 2000;         // later new names are dropped (counted)
+  int max_log_ranks = 4096;            // later new ranks are dropped (counted)
+  int max_listed_files = 10000;        // checkpoints and artifacts each: the oldest go
+};
+
 class RunModel : public QObject {
   Q_OBJECT
 
@@ -100,6 +112,12 @@ class RunModel : public QObject {
   // keep_history = false keeps only the last point of each series (RunStore's
   // summaries: final metrics without the memory of a whole run).
   explicit RunModel(QObject* parent = nullptr, bool keep_history = true);
+  // Before feeding; the defaults suit the console.
+  void set_limits(const RunModelLimits& limits) { limits_ = limits; }
+  const RunModelLimits& limits() const { return limits_; }
+  // Metric points and log lines dropped by the limits (thinned series, trimmed
+  // logs, names and ranks beyond the caps); cut messages are not counted.
+  qint64 dropped_by_limits() const { return dropped_; }
 
   RunStatus status() const { return status_; }
   QString run_dir() const { return start_.run_dir; }
@@ -126,7 +144,9 @@ class RunModel : public QObject {
 
   // Metric names in order of first appearance.
   QStringList metric_names() const { return metric_names_; }
-  // The points of one metric; an empty series for an unknown name.
+  // The points of one metric; an empty series for an unknown name. A long
+  // series is thinned (RunModelLimits): its first and last points and every
+  // non-finite point stay.
   const QVector<MetricPoint>& series(const QString& name) const;
   // Last value per metric (run_finished's metrics override the series' last points).
   QMap<QString, double> final_metrics() const;
@@ -188,7 +208,12 @@ class RunModel : public QObject {
   void set_status_internal(RunStatus status);
   void flush_pending();
 
+  void thin_series(const QString& name, QVector<MetricPoint>& points);
+  void trim_logs(int rank, QVector<LogLine>& lines);
+
   bool keep_history_;
+  RunModelLimits limits_;
+  qint64 dropped_ = 0;
   RunStatus status_ = RunStatus::pending;
   RunStartInfo start_;
   qint64 total_steps_ = 0;

@@ -275,6 +275,18 @@ class ClusterSpecTest : public QObject {
     }
   }
 
+  // Issue 19.9: a command's output was kept whole (QProcess buffered it all).
+  // 200 MiB on stdout and 8 MiB on stderr now leave the caps in memory, the
+  // rest counted, and the command still ends normally.
+  void aCommandsOutputIsCappedNotKeptWhole() {
+    LocalShell sh;
+    const ShellResult r = sh.run(QStringLiteral("head -c 8388608 /dev/zero >&2; head -c 209715200 /dev/zero; echo done >&2"), {}, 120000);
+    QVERIFY2(r.ok(), qPrintable(r.problem()));
+    QCOMPARE(r.out.size(), k_max_shell_stdout_bytes);
+    QCOMPARE(r.err.size(), k_max_shell_stderr_bytes);
+    QCOMPARE(r.discarded_bytes, qint64{209715200} - k_max_shell_stdout_bytes + qint64{8388608} + 5 - k_max_shell_stderr_bytes);
+  }
+
   void detachedNodeStartsReportsReadsFromOffsetsAndStops() {
     QTemporaryDir temp;
     LocalShell sh;

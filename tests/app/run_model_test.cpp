@@ -2,6 +2,7 @@
 // (fixtures/: finished, failed, stopped, interrupted), plus the launcher's
 // restart events and the log-deduplication rule.
 #include <QSignalSpy>
+#include <cmath>
 #include <QTest>
 
 #include "app/runs/event_stream_reader.hpp"
@@ -179,6 +180,52 @@ class RunModelTest : public QObject {
     QVERIFY(model.metric_names().isEmpty());
     QVERIFY(model.checkpoints().isEmpty());
     QCOMPARE(model.reader_stats().lines, 0);
+  }
+
+  // Issue 19.9: a run's series, logs, metric names and ranks grew without
+  // bound (before: 1 000 000 points stayed 1 000 000 points, and so on).
+  void limits_bound_what_a_long_or_hostile_run_keeps() {
+    RunModel model;
+    RunModelLimits limits;
+    limits.max_points_per_series = 1000;
+    limits.max_log_lines_per_rank = 400;
+    limits.max_log_message_chars = 100;
+    limits.max_metric_names = 3;
+    limits.max_log_ranks = 2;
+    model.set_limits(limits);
+
+    const qint64 steps = 1000000;
+    for (qint64 step = 1; step <= steps; ++step)
+      model.append_metric(QStringLiteral("train/loss"), step, step == 777777 ? std::nan("") : 1.0 / double(step), step != 777777);
+    const auto& loss = model.series(QStringLiteral("train/loss"));
+    QVERIFY2(loss.size() <= limits.max_points_per_series, qPrintable(QString::number(loss.size())));
+    QVERIFY(loss.size() >= limits.max_points_per_series / 2);
+    QCOMPARE(loss.front().step, 1);
+    QCOMPARE(loss.back().step, steps);
+    bool nan_kept = false;
+    for (int i = 0; i < loss.size(); ++i) {
+      if (i > 0) QVERIFY(loss[i].step > loss[i - 1].step);
+      nan_kept = nan_kept || (loss[i].step == 777777 && !loss[i].finite);
+    }
+    QVERIFY2(nan_kept, "a non-finite point is never thinned away");
+
+    for (int n = 0; n < 10; ++n) model.append_metric(QStringLiteral("hostile/%1").arg(n), 1, 1.0, true);
+    QCOMPARE(model.metric_names().size(), limits.max_metric_names);
+
+    QSignalSpy appended(&model, &RunModel::log_appended);
+    const QString long_message(1 << 20, QLatin1Char('x'));  // 1 Mi characters on one line
+    for (int n = 0; n < 100000; ++n) model.append_log({QDateTime(), 0, QStringLiteral("info"), n == 99999 ? long_message : QString::number(n)});
+    const auto& lines = model.logs(0);
+    QVERIFY2(lines.size() <= limits.max_log_lines_per_rank, qPrintable(QString::number(lines.size())));
+    QCOMPARE(lines[lines.size() - 2].message, QStringLiteral("99998"));  // the newest lines stay, in order
+    QVERIFY(lines.back().message.size() < 200);
+    QVERIFY(lines.back().message.endsWith(QStringLiteral("[1048476 characters cut]")));
+    bool told_to_rebuild = false;  // a view that keeps an index learns that the lines moved
+    for (const auto& call : appended) told_to_rebuild = told_to_rebuild || call[1].toInt() == 0;
+    QVERIFY(told_to_rebuild);
+    for (int rank = 1; rank < 50; ++rank) model.append_log({QDateTime(), rank, QStringLiteral("info"), QStringLiteral("hello")});
+    QCOMPARE(model.log_ranks().size(), limits.max_log_ranks);
+    QVERIFY(model.dropped_by_limits() > steps / 2);
   }
 
   void summary_mode_keeps_only_last_points() {

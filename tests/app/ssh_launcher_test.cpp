@@ -5,7 +5,10 @@
 // Gloo run that completes with world size 2 while its links are cut (no event
 // lost or repeated), stop() reaching both nodes with nothing left running,
 // and reattaching after the console was closed.
+#include <QDirIterator>
+#include <QProcess>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -17,6 +20,37 @@
 
 using namespace medsynth::app;
 using namespace medsynth::app::test;
+
+namespace {
+// Answers a passphrase question the way the console's dialog does: with what
+// the user typed, once per question. Never trusts an unknown host.
+class TypedPassphrase : public AuthDelegate {
+ public:
+  explicit TypedPassphrase(QString typed) : typed_(std::move(typed)) {}
+  bool trust_unknown_host(const QString&, const QString&, const QString&) override { return false; }
+  std::optional<QString> key_passphrase(const QString&) override {
+    ++asked_;
+    return typed_;
+  }
+  int asked() const { return asked_; }
+
+ private:
+  QString typed_;
+  int asked_ = 0;
+};
+
+// Every file under `root` that holds `needle` (binary or text).
+QStringList files_containing(const QString& root, const QByteArray& needle) {
+  QStringList found;
+  QDirIterator it(root, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
+  while (it.hasNext()) {
+    const QString path = it.next();
+    QFile f(path);
+    if (f.open(QIODevice::ReadOnly) && f.readAll().contains(needle)) found << path;
+  }
+  return found;
+}
+}  // namespace
 
 class SshLauncherTest : public QObject {
   Q_OBJECT
@@ -124,6 +158,100 @@ class SshLauncherTest : public QObject {
     QVERIFY2(error.contains(QStringLiteral("authentication failed")) && error.contains(host.key_file) &&
                  error.contains(QStringLiteral("127.0.0.3")),
              qPrintable(error));
+  }
+
+  // Issue 19.9: the raw output of a remote command had no cap.
+  void aRemoteCommandsOutputIsCapped() {
+    SshConnectOptions o;
+    o.known_hosts = cluster_.known_hosts_path();
+    QString error;
+    auto shell = SshShell::connect(cluster_.hosts[0], o, &error);
+    QVERIFY2(shell, qPrintable(error));
+    const ShellResult r = shell->run(QStringLiteral("head -c 104857600 /dev/zero; head -c 2097152 /dev/zero >&2"), {}, 120000);
+    QVERIFY2(r.ok(), qPrintable(r.problem()));
+    QCOMPARE(r.out.size(), k_max_shell_stdout_bytes);
+    QCOMPARE(r.err.size(), k_max_shell_stderr_bytes);
+    QCOMPARE(r.discarded_bytes, qint64{104857600} - k_max_shell_stdout_bytes + qint64{2097152} - k_max_shell_stderr_bytes);
+  }
+
+  // Weak scenario 25 made strong: a passphrase-protected key works when the
+  // user types the passphrase (the dialog's delegate) and through ssh-agent,
+  // and the passphrase is found nowhere afterwards: not in the launch records,
+  // run directories, logs, known_hosts, the servers' files or the settings.
+  void aPassphraseProtectedKeyWorksTypedAndThroughTheAgentAndIsNeverWritten() {
+    const QString key = dir_ + QStringLiteral("/secret_ed25519");
+    const QByteArray secret = read_all(dir_ + QStringLiteral("/secret.passphrase"));
+    QVERIFY(secret.size() > 20);
+    ClusterSpec cluster = cluster_;
+    for (auto& host : cluster.hosts) host.key_file = key;
+    SshConnectOptions o;
+    o.known_hosts = cluster.known_hosts_path();
+    QString error;
+
+    TypedPassphrase mistyped(QStringLiteral("not the passphrase"));
+    o.delegate = &mistyped;
+    QVERIFY(!SshShell::connect(cluster.hosts[0], o, &error));
+    QCOMPARE(mistyped.asked(), 1);
+    QVERIFY2(error.contains(QStringLiteral("wrong passphrase")) && error.contains(key), qPrintable(error));
+
+    // Typed right: a whole launch on both nodes.
+    TypedPassphrase typed(QString::fromUtf8(secret));
+    SshLauncherOptions lo = options();
+    lo.cluster = cluster;
+    lo.delegate = &typed;
+    {
+      SshLauncher launcher(lo);
+      QSignalSpy finished(&launcher, &Launcher::finished);
+      launcher.start(request(write_job(QStringLiteral("secret"), 4)));
+      QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 240000);
+      QCOMPARE(launcher.model()->status(), RunStatus::finished);
+      QVERIFY(typed.asked() >= 2);  // each node's connection asks; nothing remembers the answer
+      for (int rank : launcher.model()->log_ranks())
+        for (const LogLine& line : launcher.model()->logs(rank)) QVERIFY2(!line.message.toUtf8().contains(secret), qPrintable(line.message));
+    }
+
+    // ssh-agent holding the key unlocked: no question, with or without key_file.
+    const QString socket = temp_.filePath(QStringLiteral("agent.sock"));
+    QProcess agent;
+    agent.start(QStringLiteral("ssh-agent"), {QStringLiteral("-D"), QStringLiteral("-a"), socket});
+    QVERIFY(agent.waitForStarted());
+    QTRY_VERIFY(QFileInfo::exists(socket));
+    const QString askpass = temp_.filePath(QStringLiteral("askpass.sh"));
+    write_all(askpass, "#!/bin/sh\ncat '" + (dir_ + QStringLiteral("/secret.passphrase")).toUtf8() + "'\n");
+    QFile::setPermissions(askpass, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    QProcess add;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("SSH_AUTH_SOCK"), socket);
+    env.insert(QStringLiteral("SSH_ASKPASS"), askpass);
+    env.insert(QStringLiteral("SSH_ASKPASS_REQUIRE"), QStringLiteral("force"));
+    env.insert(QStringLiteral("DISPLAY"), QStringLiteral(":0"));
+    add.setProcessEnvironment(env);
+    add.setStandardInputFile(QProcess::nullDevice());
+    add.start(QStringLiteral("ssh-add"), {key});
+    QVERIFY(add.waitForFinished(30000));
+    QVERIFY2(add.exitCode() == 0, add.readAllStandardError().constData());
+    qputenv("SSH_AUTH_SOCK", socket.toUtf8());
+    TypedPassphrase unused(QStringLiteral("never asked"));
+    o.delegate = &unused;
+    auto through_agent = SshShell::connect(cluster.hosts[0], o, &error);
+    ClusterHost no_key_file = cluster.hosts[1];
+    no_key_file.key_file.clear();
+    auto default_auth = SshShell::connect(no_key_file, o, &error);
+    qunsetenv("SSH_AUTH_SOCK");
+    agent.kill();
+    agent.waitForFinished();
+    QVERIFY2(through_agent, qPrintable(error));
+    QVERIFY2(default_auth, qPrintable(error));
+    QCOMPARE(unused.asked(), 0);
+    QCOMPARE(through_agent->run(QStringLiteral("echo agent")).out, QByteArray("agent\n"));
+
+    QStringList leaked = files_containing(dir_, secret) + files_containing(temp_.path(), secret);
+    leaked.removeAll(dir_ + QStringLiteral("/secret.passphrase"));  // the test's own copy
+    leaked.removeAll(askpass);
+    for (const QString& root : {qEnvironmentVariable("MEDSYNTH_LAUNCH_RECORDS"), QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation),
+                                QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) + QStringLiteral("/medsynth")})
+      if (!root.isEmpty() && QFileInfo(root).isDir()) leaked += files_containing(root, secret);
+    QVERIFY2(leaked.isEmpty(), qPrintable(leaked.join(QStringLiteral(", "))));
   }
 
   void testConnectionReportsTheRemoteEngine() {

@@ -4,13 +4,19 @@
 // the job editor's "Run on" chooser lists the cluster and choosing it makes
 // the coordinator launch there; a launch on that cluster fails with the
 // connection error, shown per node in the run monitor's node table.
+#include <QApplication>
 #include <QComboBox>
+#include <QInputDialog>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+#include <QTimer>
+
+#include <optional>
 
 #include "app/cluster/ssh_launcher.hpp"
 #include "ui/cluster/cluster_panel.hpp"
@@ -68,6 +74,50 @@ class ClusterViewTest : public QObject {
 
     QString error = panel.import_cluster_file(temp_.filePath(QStringLiteral("missing.yaml")));
     QVERIFY2(error.contains(QStringLiteral("missing.yaml: cannot read")), qPrintable(error));
+  }
+
+  // Scenario 25: the passphrase dialog, asked from a launcher's worker thread
+  // as a connection does, hides what is typed and returns it once; cancel is
+  // "no passphrase". (The SSH side, with a real protected key and ssh-agent,
+  // is SshLauncherTest::aPassphraseProtectedKeyWorksTypedAndThroughTheAgentAndIsNeverWritten.)
+  void passphraseDialogHidesTheTextAndAnswersTheWorkerThread() {
+    ui::GuiAuthDelegate delegate(nullptr);
+    const QString secret = QStringLiteral("correct horse battery staple");
+    for (const bool accept : {true, false}) {
+      // The dialog runs its own event loop on this thread: answer it from a timer.
+      QLineEdit::EchoMode echo = QLineEdit::Normal;
+      QString label;
+      QTimer answerer;
+      answerer.setInterval(20);
+      connect(&answerer, &QTimer::timeout, [&] {
+        for (QWidget* w : QApplication::topLevelWidgets()) {
+          auto* dialog = qobject_cast<QInputDialog*>(w);
+          if (!dialog || !dialog->isVisible()) continue;
+          answerer.stop();
+          echo = dialog->textEchoMode();
+          label = dialog->labelText();
+          if (accept) {
+            dialog->setTextValue(secret);
+            dialog->accept();
+          } else {
+            dialog->reject();
+          }
+        }
+      });
+      answerer.start();
+      std::optional<QString> answer{QStringLiteral("unset")};
+      QThread* worker = QThread::create([&] { answer = delegate.key_passphrase(QStringLiteral("/home/u/.ssh/id_ed25519")); });
+      worker->start();
+      QTRY_VERIFY_WITH_TIMEOUT(worker->isFinished(), 10000);
+      delete worker;
+      QCOMPARE(echo, QLineEdit::Password);
+      QVERIFY2(label.contains(QStringLiteral("/home/u/.ssh/id_ed25519")), qPrintable(label));
+      if (accept) {
+        QCOMPARE(answer, std::optional<QString>(secret));
+      } else {
+        QCOMPARE(answer, std::nullopt);
+      }
+    }
   }
 
   void runOnChooserTargetsTheClusterAndTheMonitorShowsEachNode() {

@@ -3,6 +3,7 @@
 
 #include <ATen/ATen.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -173,6 +174,45 @@ TEST(EngineCli, AFileSizeLimitIsAnErrorNamingTheCheckpointAndLeavesNoTemporary) 
   for (const auto& run : fs::directory_iterator(dir / "runs")) run_dir = run.path().string();
   ASSERT_FALSE(run_dir.empty());
   EXPECT_NE(r.err.find("cannot write " + run_dir + "/checkpoints/last.safetensors: File too large"), std::string::npos) << r.err;
+  for (const auto& f : fs::directory_iterator(run_dir + "/checkpoints"))
+    EXPECT_EQ(f.path().filename().string().find(".tmp-"), std::string::npos) << "left behind: " << f.path();
+  std::ifstream events(run_dir + "/events.jsonl");
+  for (std::string line; std::getline(events, line);) EXPECT_TRUE(nlohmann::json::accept(line)) << "not a whole event: " << line;
+}
+
+// Issue 19.6 on a real full disk (root: a tmpfs sized to hold the first
+// checkpoint but not a second beside it). Before, only a file-size limit
+// stood in for it.
+TEST(EngineCli, ARealFullDiskIsAStorageErrorAndThePreviousCheckpointStillLoads) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs (CI runs as root)";
+  test::TempDir dir("cli_enospc");
+  auto job = write_job(dir);
+  auto sized = run_process({engine_binary(), "train", job, "--no-progress", "--runs-dir", (dir / "sizing").string()}, dir.path().string());
+  ASSERT_EQ(sized.exit_code, 0) << sized.err;
+  std::uintmax_t checkpoint_bytes = 0;
+  for (const auto& run : fs::directory_iterator(dir / "sizing")) checkpoint_bytes = fs::file_size(run.path() / "checkpoints" / "last.safetensors");
+  ASSERT_GT(checkpoint_bytes, 100u * 1024u);
+  const fs::path disk = dir / "disk";
+  fs::create_directories(disk);
+  // Room for one full checkpoint: the step-0 one (no optimizer moments yet)
+  // plus logs fits; a second written beside it does not.
+  auto mounted = run_process({"/bin/sh", "-c", "mount -t tmpfs -o size=" + std::to_string(checkpoint_bytes) + " medsynth-full \"$0\" 2>&1", disk.string()},
+                             dir.path().string());
+  if (mounted.exit_code != 0) GTEST_SKIP() << "cannot mount a tmpfs here (exit " << mounted.exit_code << "): " << mounted.out;
+  struct Unmount {
+    std::string path;
+    ~Unmount() { run_process({"/bin/sh", "-c", "umount -l \"$0\"", path}, "/"); }
+  } unmount{disk.string()};
+
+  auto r = run_process({engine_binary(), "train", job, "--no-progress", "--runs-dir", (disk / "runs").string()}, dir.path().string());
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  std::string run_dir;
+  for (const auto& run : fs::directory_iterator(disk / "runs")) run_dir = run.path().string();
+  ASSERT_FALSE(run_dir.empty());
+  EXPECT_NE(r.err.find("cannot write " + run_dir + "/"), std::string::npos) << "the error names the file: " << r.err;
+  const TensorFile previous = read_tensor_file(run_dir + "/checkpoints/last.safetensors");
+  EXPECT_NE(previous.metadata.at("progress").find("\"step\":0"), std::string::npos) << "the step-0 checkpoint is still the last one";
   for (const auto& f : fs::directory_iterator(run_dir + "/checkpoints"))
     EXPECT_EQ(f.path().filename().string().find(".tmp-"), std::string::npos) << "left behind: " << f.path();
   std::ifstream events(run_dir + "/events.jsonl");

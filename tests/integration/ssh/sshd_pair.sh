@@ -3,6 +3,8 @@
 # keys) for the ssh tests: `sshd_pair.sh start DIR ENGINE` writes into DIR
 #   id_ed25519        the client key both servers accept
 #   wrong_ed25519     a key neither accepts
+#   secret_ed25519    a key both accept, protected by the passphrase in
+#                     secret.passphrase (tests grep for it where it must not be)
 #   known_hosts       both hosts' keys, "[127.0.0.x]:PORT" lines
 #   node-a.fp, node-b.fp   their SHA256 fingerprints (ssh-keygen -l)
 #   node-b.pub        node-b's public host key (to fake a changed key)
@@ -33,7 +35,10 @@ user="$(id -un)"
 mkdir -p "$dir/work"
 ssh-keygen -q -t ed25519 -N '' -C medsynth-test -f "$dir/id_ed25519"
 ssh-keygen -q -t ed25519 -N '' -C medsynth-wrong -f "$dir/wrong_ed25519"
-cp "$dir/id_ed25519.pub" "$dir/authorized_keys"
+passphrase="medsynth-passphrase-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+printf '%s' "$passphrase" > "$dir/secret.passphrase"
+ssh-keygen -q -t ed25519 -N "$passphrase" -C medsynth-secret -f "$dir/secret_ed25519"
+cat "$dir/id_ed25519.pub" "$dir/secret_ed25519.pub" > "$dir/authorized_keys"
 chmod 600 "$dir/authorized_keys"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.2",0)); print(s.getsockname()[1])')
 : > "$dir/known_hosts"
