@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -93,6 +94,49 @@ at::Tensor as_5d(const at::Tensor& t) {
 }
 
 }  // namespace
+
+void MsSsimOptions::validate() const {
+  ssim.validate();
+  if (weights.empty()) throw UsageError("MsSsimOptions.weights: needs at least one scale");
+  for (double w : weights)
+    if (!(w >= 0.0) || !std::isfinite(w)) throw UsageError("MsSsimOptions.weights: each must be a finite number >= 0");
+}
+
+std::vector<double> ms_ssim3d_per_sample(const at::Tensor& x, const at::Tensor& y, const MsSsimOptions& options) {
+  at::NoGradGuard no_grad;
+  options.validate();
+  require_same_shape(x, y, "ms_ssim3d_per_sample", 5, 5);
+  const auto scales = static_cast<std::int64_t>(options.weights.size());
+  const std::int64_t divisor = std::max<std::int64_t>(1, scales - 1) * std::max<std::int64_t>(1, scales - 1);
+  for (int axis = 2; axis < 5; ++axis)
+    if (x.size(axis) / divisor <= options.ssim.kernel_size - 1)
+      throw UsageError("ms_ssim: with " + std::to_string(scales) + " scales and kernel_size " + std::to_string(options.ssim.kernel_size) +
+                       ", every axis must be longer than " + std::to_string((options.ssim.kernel_size - 1) * divisor) +
+                       " voxels (an axis has " + std::to_string(x.size(axis)) + "); use fewer weights or a smaller kernel");
+  const auto b = x.size(0), c = x.size(1);
+  auto flat = [&](const at::Tensor& t) { return as_double(t).reshape({b * c, 1, t.size(2), t.size(3), t.size(4)}); };
+  at::Tensor xs = flat(x), ys = flat(y);
+  at::Tensor product = at::ones({b}, xs.options());
+  for (std::int64_t level = 0; level < scales; ++level) {
+    for (int axis = 2; axis < 5; ++axis)
+      if (xs.size(axis) < options.ssim.kernel_size)  // MONAI's convolution fails here; ours would shrink the window
+        throw UsageError("ms_ssim: scale " + std::to_string(level + 1) + " is " + std::to_string(xs.size(axis)) +
+                         " voxels long on an axis, shorter than kernel_size " + std::to_string(options.ssim.kernel_size));
+    const SsimTerms t = ssim_terms(xs, ys, options.ssim);
+    // The last scale contributes the whole SSIM, the others contrast-structure only.
+    const at::Tensor term = level + 1 < scales ? t.contrast_structure : t.luminance * t.contrast_structure;
+    const at::Tensor per_sample = term.reshape({b, -1}).mean(1).clamp_min(0.0);
+    product = product * per_sample.pow(options.weights[static_cast<std::size_t>(level)]);
+    if (level + 1 < scales) {
+      xs = at::avg_pool3d(xs, 2);
+      ys = at::avg_pool3d(ys, 2);
+    }
+  }
+  product = product.cpu();
+  std::vector<double> out;
+  for (std::int64_t i = 0; i < b; ++i) out.push_back(product[i].item<double>());
+  return out;
+}
 
 void SsimOptions::validate() const {
   auto fail = [](const std::string& field, const std::string& reason) {

@@ -40,6 +40,21 @@ double ssim3d(const at::Tensor& x, const at::Tensor& y, const SsimOptions& optio
 // One SSIM per sample of [B, C, D, H, W] inputs.
 std::vector<double> ssim3d_per_sample(const at::Tensor& x, const at::Tensor& y, const SsimOptions& options = {});
 
+// MS-SSIM as MONAI's MultiScaleSSIMMetric computes it: at each of
+// weights.size() scales (2x average pooling between them) the mean
+// contrast-structure term, and at the last the mean SSIM, each clamped at 0
+// and raised to its weight; their product per sample. The window is
+// kernel_size on every axis, so each axis must satisfy MONAI's rule
+// size / (scales - 1)^2 > kernel_size - 1 (UsageError naming the sizes
+// otherwise; default weights and kernel 11 need 176 voxels per axis).
+struct MsSsimOptions {
+  SsimOptions ssim;
+  std::vector<double> weights{0.0448, 0.2856, 0.3001, 0.2363, 0.1333};
+  void validate() const;  // UsageError naming the field
+};
+// x, y: [B, C, D, H, W]; one value per sample.
+std::vector<double> ms_ssim3d_per_sample(const at::Tensor& x, const at::Tensor& y, const MsSsimOptions& options = {});
+
 // Where SSIM is lost, and to which of its factors: the SSIM map split by the
 // reference's local (window-weighted) mean. SSIM's luminance factor with
 // C1 = (0.01 data_range)^2 is very sensitive near zero: in CT under MAISI's

@@ -1,0 +1,4 @@
+# Sources of engine/eval: judging generated volumes (distribution metrics,
+# intensity checks, the evaluate stage).
+target_sources(medsynth_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/distribution_metrics.cpp)
