@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   auto add = [&](cli::Action action) { actions[app.get_subcommands({}).back()] = std::move(action); };
   add(cli::add_train_verb(app));
   add(cli::add_eval_verb(app));
+  add(cli::add_evaluate_verb(app));
   add(cli::add_info_verb(app));
   add(cli::add_validate_verb(app));
   add(cli::add_launch_verb(app));

@@ -15,6 +15,7 @@ using Action = std::function<int()>;
 
 Action add_train_verb(CLI::App& app);
 Action add_eval_verb(CLI::App& app);
+Action add_evaluate_verb(CLI::App& app);
 Action add_info_verb(CLI::App& app);
 Action add_validate_verb(CLI::App& app);
 Action add_launch_verb(CLI::App& app);

@@ -5,3 +5,8 @@ medsynth_add_test(NAME eval_distribution_metrics_test
   LIBS medsynth_engine
   LABELS unit)
 target_compile_definitions(eval_distribution_metrics_test PRIVATE MEDSYNTH_EVAL_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+medsynth_add_test(NAME eval_evaluate_cli_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/evaluate_cli_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)
+add_dependencies(eval_evaluate_cli_test medsynth-engine)

@@ -1,0 +1,94 @@
+#include "eval/memorization_audit.hpp"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+
+namespace medsynth {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Symmetric distances; `d(i, j)` for the training-training baseline.
+std::vector<double> nearest_neighbour_distances(std::size_t n, const std::function<double(std::size_t, std::size_t)>& d) {
+  std::vector<double> nearest(n, std::numeric_limits<double>::infinity());
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const double v = d(i, j);
+      nearest[i] = std::min(nearest[i], v);
+      nearest[j] = std::min(nearest[j], v);
+    }
+  return nearest;
+}
+
+// A ratio against a baseline that may be 0 (identical training cases): then
+// any distance above 0 is "far", and 0 is a copy.
+double ratio(double distance, double baseline) {
+  if (baseline > 0) return distance / baseline;
+  return distance > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+}
+
+}  // namespace
+
+void MemorizationOptions::validate() const {
+  if (!(threshold >= 0.0) || !std::isfinite(threshold)) throw UsageError("--memorization-threshold: must be a finite number >= 0");
+  ms_ssim.validate();
+}
+
+MemorizationReport audit_memorization(const std::vector<at::Tensor>& generated, const std::vector<std::string>& generated_names,
+                                      const std::vector<at::Tensor>& training, const std::vector<std::string>& training_names,
+                                      const MemorizationOptions& options, const LatentEncoder& encoder) {
+  at::NoGradGuard no_grad;
+  options.validate();
+  if (training.size() < 2) throw UsageError("memorization audit: needs at least 2 training cases (got " + std::to_string(training.size()) + ")");
+  auto ms_distance = [&](const at::Tensor& a, const at::Tensor& b) { return 1.0 - ms_ssim3d_per_sample(a, b, options.ms_ssim).at(0); };
+  MemorizationReport report;
+  report.training_median_ms_ssim_distance =
+      median(nearest_neighbour_distances(training.size(), [&](std::size_t i, std::size_t j) { return ms_distance(training[i], training[j]); }));
+
+  std::vector<at::Tensor> train_latents, gen_latents;
+  auto latent_distance = [](const at::Tensor& a, const at::Tensor& b) {
+    return (a - b).pow(2).mean().sqrt().item<double>();  // RMS per latent voxel
+  };
+  if (encoder) {
+    for (const auto& t : training) train_latents.push_back(encoder(t).to(at::kDouble));
+    for (const auto& g : generated) gen_latents.push_back(encoder(g).to(at::kDouble));
+    report.training_median_latent_distance = median(nearest_neighbour_distances(
+        training.size(), [&](std::size_t i, std::size_t j) { return latent_distance(train_latents[i], train_latents[j]); }));
+  }
+
+  for (std::size_t g = 0; g < generated.size(); ++g) {
+    NearestTrainingCase c;
+    c.generated = generated_names.at(g);
+    c.ms_ssim_distance = std::numeric_limits<double>::infinity();
+    c.latent_distance = std::numeric_limits<double>::infinity();
+    for (std::size_t t = 0; t < training.size(); ++t) {
+      const double d = ms_distance(generated[g], training[t]);
+      if (d < c.ms_ssim_distance) c.ms_ssim_distance = d, c.nearest_by_ms_ssim = training_names.at(t);
+      if (encoder) {
+        const double l = latent_distance(gen_latents[g], train_latents[t]);
+        if (l < c.latent_distance) c.latent_distance = l, c.nearest_by_latent = training_names.at(t);
+      }
+    }
+    c.ms_ssim_ratio = ratio(c.ms_ssim_distance, report.training_median_ms_ssim_distance);
+    c.flagged = c.ms_ssim_ratio < options.threshold;
+    if (encoder) {
+      c.latent_ratio = ratio(c.latent_distance, report.training_median_latent_distance);
+      c.flagged = c.flagged || c.latent_ratio < options.threshold;
+    } else {
+      c.latent_distance = c.latent_ratio = std::numeric_limits<double>::quiet_NaN();
+    }
+    report.cases.push_back(c);
+  }
+  return report;
+}
+
+}  // namespace medsynth

@@ -1,0 +1,190 @@
+// `medsynth-engine evaluate` as users run it: real NIfTI files (phantoms
+// written through ITK), real TorchScript feature networks (made here with
+// random weights: the math is checked against MONAI in
+// distribution_metrics_test), real processes and exit codes.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <torch/script.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "data/ct_phantom.hpp"
+#include "data/volume_tensor.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
+#include "volume/volume_io.hpp"
+
+namespace fs = std::filesystem;
+using namespace medsynth;
+using nlohmann::json;
+
+namespace {
+
+// Phantoms of `seeds` into `folder`, shifted by `offset_hu`.
+void write_phantoms(const fs::path& folder, std::initializer_list<int> seeds, float offset_hu = 0.0f) {
+  fs::create_directories(folder);
+  PhantomOptions o;
+  o.size = {48, 48, 48};
+  o.spacing = {6, 6, 6};
+  for (int seed : seeds) {
+    Volume v = make_ct_phantom(static_cast<std::uint64_t>(seed), o);
+    for (float& x : v.voxels) x += offset_hu;
+    write_volume(v, (folder / ("ct_" + std::to_string(seed) + ".nii.gz")).string());
+  }
+}
+
+// A random-weight feature network saved as TorchScript: 3D ([N,1,D,H,W]) or
+// 2D ([N,3,H,W]); outputs keep spatial axes, which evaluate averages away.
+std::string write_feature_network(const fs::path& path, bool three_d) {
+  torch::jit::Module m("FeatureNet");
+  at::manual_seed(7);
+  m.register_parameter("w", three_d ? at::randn({6, 1, 3, 3, 3}) : at::randn({6, 3, 3, 3}), false);
+  m.define(three_d ? R"(
+def forward(self, x):
+    return torch.relu(torch.conv3d(x, self.w, None, [2, 2, 2]))
+)"
+                   : R"(
+def forward(self, x):
+    return torch.relu(torch.conv2d(x, self.w, None, [2, 2]))
+)");
+  m.save(path.string());
+  return path.string();
+}
+
+// metric -> value (null when not computed) from evaluation.json; a missing
+// metric reads as a string naming the file, which fails any number check.
+struct Metrics {
+  std::map<std::string, json> values;
+  std::string file;
+  json at(const std::string& name) const {
+    auto it = values.find(name);
+    return it != values.end() ? it->second : json("no metric '" + name + "' in " + file);
+  }
+};
+
+Metrics metrics_of(const fs::path& out) {
+  std::ifstream in(out / "evaluation.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  Metrics m{{}, text};
+  const json document = json::parse(text);  // kept: a range-for over a temporary's member dangles
+  for (const auto& row : document.at("metrics")) m.values[row.at("metric").get<std::string>()] = row.at("value");
+  return m;
+}
+
+double number(const json& j) { return j.is_number() ? j.get<double>() : (ADD_FAILURE() << j.dump(), std::nan("")); }
+
+}  // namespace
+
+TEST(EvaluateCli, PrintsTheTableAndWritesJsonAndEventsWithFid3d) {
+  test::TempDir dir("evaluate");
+  write_phantoms(dir / "generated", {1, 2, 3, 4});
+  write_phantoms(dir / "reference", {11, 12, 13, 14, 15});
+  const std::string net = write_feature_network(dir / "net3d.pt", true);
+  const fs::path out = dir / "out";
+  const auto r = test::run_process({test::engine_binary(), "evaluate", (dir / "generated").string(), "--reference", (dir / "reference").string(),
+                                    "--features", net, "--feature-mode", "3d", "--out", out.string()},
+                                   dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* row : {"hu_w1", "outside_valid_hu_generated", "ms_ssim_diversity", "ms_ssim_fidelity", "mmd", "fid_3d"})
+    EXPECT_NE(r.out.find(std::string("\n") + row + " "), std::string::npos) << row << " missing from:\n" << r.out;
+  EXPECT_NE(r.out.find("4 generated vs 5 reference volumes on a 48x48x48 grid"), std::string::npos) << r.out;
+  const auto m = metrics_of(out);
+  for (const char* name : {"hu_w1", "ms_ssim_diversity", "ms_ssim_fidelity", "mmd", "fid_3d"}) {
+    EXPECT_TRUE(std::isfinite(number(m.at(name)))) << name;
+  }
+  EXPECT_GT(number(m.at("fid_3d")), 0.0);
+  EXPECT_GT(number(m.at("ms_ssim_fidelity")), 0.0);
+  EXPECT_LE(number(m.at("ms_ssim_fidelity")), 1.0);
+  int metric_events = 0;
+  std::ifstream events(out / "events.jsonl");
+  for (std::string line; std::getline(events, line);) {
+    const auto e = json::parse(line);
+    if (e.at("type") == "metric") {
+      ++metric_events;
+      EXPECT_EQ(e.at("name").get<std::string>().rfind("eval/", 0), 0u) << line;
+    }
+  }
+  EXPECT_GE(metric_events, 9);
+}
+
+// The numbers mean what they say: a set against itself has FID 0 and no HU
+// distance; the same set shifted by 100 HU is 100 HU away (Wasserstein-1),
+// with an unchanged out-of-range share and a larger FID than 0.
+TEST(EvaluateCli, ASetAgainstItselfIsAtZeroAndAShiftOf100HuReads100) {
+  test::TempDir dir("evaluate");
+  write_phantoms(dir / "reference", {11, 12, 13});
+  write_phantoms(dir / "shifted", {11, 12, 13}, 100.0f);
+  const std::string net = write_feature_network(dir / "net2d.pt", false);
+  auto evaluate = [&](const std::string& generated, const std::string& out) {
+    const auto r = test::run_process({test::engine_binary(), "evaluate", (dir / generated).string(), "--reference", (dir / "reference").string(),
+                                      "--features", net, "--every-k-slices", "4", "--out", (dir / out).string()},
+                                     dir.path().string());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return metrics_of(dir / out);
+  };
+  const auto same = evaluate("reference", "same");
+  EXPECT_NEAR(number(same.at("hu_w1")), 0.0, 1e-9);
+  for (const char* plane : {"fid_2.5d_xy", "fid_2.5d_yz", "fid_2.5d_zx", "fid_2.5d"}) EXPECT_NEAR(number(same.at(plane)), 0.0, 1e-6) << plane;
+  EXPECT_NEAR(number(same.at("ms_ssim_fidelity")), number(same.at("ms_ssim_diversity_reference")) * 2.0 / 3.0 + 1.0 / 3.0, 1e-9)
+      << "with itself in the set, fidelity averages the 3 self-pairs (1.0) and the 6 ordered cross pairs";
+  const auto shifted = evaluate("shifted", "shifted");
+  EXPECT_NEAR(number(shifted.at("hu_w1")), 100.0, 2.0);
+  EXPECT_GT(number(shifted.at("hu_mean_generated")) - number(shifted.at("hu_mean_reference")), 99.0);
+  EXPECT_GT(number(shifted.at("fid_2.5d")), 1e-6);
+}
+
+TEST(EvaluateCli, ABadFeatureNetworkOrAnEmptyReferenceIsAClearError) {
+  test::TempDir dir("evaluate");
+  write_phantoms(dir / "generated", {1, 2});
+  write_phantoms(dir / "reference", {3, 4});
+  test::write_bytes((dir / "not-a-net.pt").string(), "hello");
+  const auto bad = test::run_process({test::engine_binary(), "evaluate", (dir / "generated").string(), "--reference", (dir / "reference").string(),
+                                      "--features", (dir / "not-a-net.pt").string()},
+                                     dir.path().string());
+  EXPECT_EQ(bad.exit_code, 3) << bad.err;
+  EXPECT_NE(bad.err.find("not-a-net.pt: feature network: not a TorchScript file"), std::string::npos) << bad.err;
+  fs::create_directories(dir / "empty");
+  const auto empty = test::run_process({test::engine_binary(), "evaluate", (dir / "generated").string(), "--reference", (dir / "empty").string()},
+                                       dir.path().string());
+  EXPECT_EQ(empty.exit_code, 3) << empty.err;
+  EXPECT_NE(empty.err.find("empty"), std::string::npos) << empty.err;
+}
+
+// The audit flags a planted exact copy of a training case, by MS-SSIM, and
+// nothing else: untouched samples (other phantoms) sit near ratio 1, as far
+// from the training set as its cases are from each other.
+TEST(EvaluateCli, APlantedCopyOfATrainingCaseIsFlaggedAndNothingElse) {
+  test::TempDir dir("evaluate");
+  write_phantoms(dir / "train", {11, 12, 13, 14, 15});
+  write_phantoms(dir / "generated", {21, 22, 23});
+  fs::copy_file(dir / "train" / "ct_13.nii.gz", dir / "generated" / "planted.nii.gz");
+  const auto r = test::run_process({test::engine_binary(), "evaluate", (dir / "generated").string(), "--reference", (dir / "train").string(),
+                                    "--train", (dir / "train").string(), "--out", (dir / "out").string()},
+                                   dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("MEMORIZATION: " + (dir / "generated" / "planted.nii.gz").string() + " is a near copy of training case " +
+                       (dir / "train" / "ct_13.nii.gz").string()),
+            std::string::npos)
+      << r.out;
+  std::ifstream in(dir / "out" / "evaluation.json");
+  const json report = json::parse(in);
+  int flagged = 0;
+  for (const auto& c : report.at("memorization").at("cases")) {
+    const bool planted = c.at("generated").get<std::string>().find("planted") != std::string::npos;
+    EXPECT_EQ(c.at("flagged").get<bool>(), planted) << c.dump();
+    if (!planted) EXPECT_GT(c.at("ms_ssim_ratio").get<double>(), 0.4) << "an untouched sample is far from the threshold (0.2): " << c.dump();
+    flagged += c.at("flagged").get<bool>();
+  }
+  EXPECT_EQ(flagged, 1);
+  int events = 0;
+  std::ifstream stream(dir / "out" / "events.jsonl");
+  for (std::string line; std::getline(stream, line);)
+    if (json::parse(line).at("type") == "memorization") {
+      ++events;
+      EXPECT_NE(line.find("planted.nii.gz"), std::string::npos) << line;
+    }
+  EXPECT_EQ(events, 1);
+}
