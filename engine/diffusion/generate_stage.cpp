@@ -3,11 +3,14 @@
 #include <ATen/ATen.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 
 #include "config/job_enums.hpp"
 #include "data/volume_tensor.hpp"
+#include "config/job_loader.hpp"
 #include "diffusion/diffusion_scheduler.hpp"
+#include "diffusion/generation_provenance.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "diffusion/latent_files.hpp"
 #include "dist/process_group.hpp"
@@ -16,6 +19,7 @@
 #include "train/ldm_task.hpp"
 #include "train/tensor_file.hpp"
 #include "train/training_state.hpp"
+#include "volume/nifti_extension.hpp"
 #include "volume/volume_io.hpp"
 
 namespace fs = std::filesystem;
@@ -67,6 +71,69 @@ at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler&
   return x;
 }
 
+namespace {
+
+// Loads the networks once and makes images of any seed, each written with
+// its provenance (a NIfTI comment extension) before it takes its final name.
+class ImageMaker {
+ public:
+  ImageMaker(const JobSpec& job, const GenerateOptions& o, const c10::Device& device, int world)
+      : job_(job), device_(device), task_(job), ae_(nullptr) {
+    TensorFile file = read_tensor_file(o.unet_checkpoint);
+    restore_weights(task_, file, o.unet_checkpoint, /*prefer_ema=*/true);
+    task_.to(device);
+    task_.train_mode(false);
+    ae_ = load_autoencoder(job, o.autoencoder_checkpoint, device);
+    scale_ = std::isnan(o.scale_factor) ? read_scale_factor(o.embedding_dir) : o.scale_factor;
+    const int factor = autoencoder_scale(job.model.autoencoder);
+    const auto& size = job.generate.output_size;
+    shape_ = {1, job.model.autoencoder.latent_channels, size[2] / factor, size[1] / factor, size[0] / factor};
+    if (job.model.diffusion_unet.include_spacing_input)
+      spacing_ = (at::tensor(std::vector<double>(job.generate.spacing.begin(), job.generate.spacing.end()), at::kFloat) * 100.0).view({1, 3}).to(device);
+    provenance_.engine_version = MEDSYNTH_VERSION;
+    provenance_.unet_checkpoint = fs::absolute(o.unet_checkpoint).string();
+    provenance_.unet_checkpoint_hash = file_fnv1a64(o.unet_checkpoint);
+    provenance_.autoencoder_checkpoint = fs::absolute(o.autoencoder_checkpoint).string();
+    provenance_.autoencoder_checkpoint_hash = file_fnv1a64(o.autoencoder_checkpoint);
+    provenance_.scale_factor = scale_;
+    provenance_.scheduler = job.scheduler.kind;
+    provenance_.num_inference_steps = job.scheduler.num_inference_steps;
+    provenance_.world_size = world;
+    provenance_.device = device.str();
+    provenance_.job_config_hash = job_config_hash(job);
+    provenance_.job_yaml = job_to_yaml(job);
+  }
+
+  void make(GeneratedImage& p) {
+    at::NoGradGuard no_grad;
+    const auto started = std::chrono::steady_clock::now();
+    auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, p.seed, spacing_, device_);
+    auto image = decode_tiled(*ae_, z / scale_, job_.generate.decode_tile);
+    GenerationProvenance provenance = provenance_;
+    provenance.seed = p.seed;
+    provenance.rank = p.rank;
+    provenance.threads = at::get_num_threads();
+    // Complete (voxels and provenance) before it has its name: generate skips existing files.
+    const std::string partial = p.path.substr(0, p.path.size() - std::string(".nii.gz").size()) + ".partial.nii.gz";
+    write_volume(to_output_volume(image, job_), partial);
+    add_nifti_comment_extension(partial, provenance_json(provenance));
+    fs::rename(partial, p.path);
+    p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+
+ private:
+  const JobSpec& job_;
+  c10::Device device_;
+  LdmTask task_;
+  AutoencoderKL ae_;
+  double scale_ = 1.0;
+  std::vector<std::int64_t> shape_;
+  at::Tensor spacing_;
+  GenerationProvenance provenance_;
+};
+
+}  // namespace
+
 std::vector<GeneratedImage> generate_images(const JobSpec& job, const GenerateOptions& o) {
   const int rank = o.dist ? o.dist->rank() : 0;
   const int world = o.dist ? o.dist->world_size() : 1;
@@ -78,32 +145,20 @@ std::vector<GeneratedImage> generate_images(const JobSpec& job, const GenerateOp
   bool any_missing = false;
   for (const auto& p : mine) any_missing = any_missing || !fs::exists(p.path);
   if (any_missing) {
-    LdmTask task(job);
-    TensorFile file = read_tensor_file(o.unet_checkpoint);
-    restore_weights(task, file, o.unet_checkpoint, /*prefer_ema=*/true);
-    task.to(device);
-    task.train_mode(false);
-    AutoencoderKL ae = load_autoencoder(job, o.autoencoder_checkpoint, device);
-    const double scale = read_scale_factor(o.embedding_dir);
-    const int factor = autoencoder_scale(job.model.autoencoder);
-    const auto& size = job.generate.output_size;
-    const std::vector<std::int64_t> shape{1, job.model.autoencoder.latent_channels, size[2] / factor, size[1] / factor, size[0] / factor};
-    at::Tensor spacing;
-    if (job.model.diffusion_unet.include_spacing_input)
-      spacing = (at::tensor(std::vector<double>(job.generate.spacing.begin(), job.generate.spacing.end()), at::kFloat) * 100.0).view({1, 3}).to(device);
-    at::NoGradGuard no_grad;
+    ImageMaker maker(job, o, device, world);
     for (auto& p : mine) {
       if (fs::exists(p.path)) continue;
-      const auto started = std::chrono::steady_clock::now();
-      auto z = sample_latent(*task.unet(), task.scheduler(), shape, p.seed, spacing, device);
-      auto image = decode_tiled(*ae, z / scale, job.generate.decode_tile);
-      write_volume(to_output_volume(image, job), p.path);
-      p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      maker.make(p);
       if (o.logger) o.logger->info("generated " + p.path + " (seed " + std::to_string(p.seed) + ", " + std::to_string(p.seconds) + " s)");
     }
   }
   if (o.dist) o.dist->barrier("generate");
   return mine;
+}
+
+void generate_image(const JobSpec& job, const GenerateOptions& o, GeneratedImage& image, int world_size) {
+  ImageMaker maker(job, o, training_device(job.training.device, 0), world_size);
+  maker.make(image);
 }
 
 }  // namespace medsynth

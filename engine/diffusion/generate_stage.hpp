@@ -8,6 +8,7 @@
 // orientation. Existing files are kept (an interrupted generate resumes).
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct GenerateOptions {
   std::string output_dir;
   DistContext* dist = nullptr;
   RunLogger* logger = nullptr;
+  double scale_factor = std::nan("");  // set: use this instead of embedding_dir's (regenerate)
 };
 
 struct GeneratedImage {
@@ -50,7 +52,11 @@ std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string
 at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape, std::int64_t seed,
                          const at::Tensor& spacing, const c10::Device& device);
 
-// Generates this rank's images; returns them (skipped ones too).
+// Generates this rank's images; returns them (skipped ones too). Each file
+// carries its provenance (diffusion/generation_provenance.hpp).
 std::vector<GeneratedImage> generate_images(const JobSpec& job, const GenerateOptions& options);
+// One image (its seed, rank and path set) as generate_images makes it, on
+// this process's device choice; `world_size` only goes into its provenance.
+void generate_image(const JobSpec& job, const GenerateOptions& options, GeneratedImage& image, int world_size);
 
 }  // namespace medsynth

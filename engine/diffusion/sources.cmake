@@ -12,6 +12,7 @@ target_sources(medsynth_engine PRIVATE
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/encode_stage.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generate_stage.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/generation_provenance.cpp
   ${CMAKE_CURRENT_LIST_DIR}/latent_autoencoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/latent_batch_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/latent_files.cpp

@@ -11,6 +11,7 @@ target_sources(medsynth_volume PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/itk_nifti_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_version.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_byte_source.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nifti_extension.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_header_fields.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_header_guard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_io.cpp)

@@ -6,6 +6,7 @@ medsynth_add_test(NAME medsynth_volume_tests
     ${CMAKE_CURRENT_LIST_DIR}/dicom_io_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/itk_fixtures.cpp
     ${CMAKE_CURRENT_LIST_DIR}/nifti_bytes.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/nifti_extension_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/nifti_header_guard_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/volume_io_test.cpp
   LIBS medsynth_volume ZLIB::ZLIB ${ITK_LIBRARIES}

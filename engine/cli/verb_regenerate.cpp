@@ -1,0 +1,104 @@
+// `medsynth-engine regenerate FILE [--out PATH]`: makes a generated volume
+// again from the provenance in its header (diffusion/generation_provenance.hpp)
+// and compares the two voxel for voxel. Exit 0: identical bit for bit. Exit 1
+// with what differs: the checkpoints changed since (their hashes), or the
+// voxels differ, listed with what else is not the same as when it was made
+// (engine version, thread count, device): results are reproducible on the
+// same kind of machine with the same thread count, not across them.
+#include <ATen/Parallel.h>
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/verbs.hpp"
+#include "config/job_loader.hpp"
+#include "core/error.hpp"
+#include "diffusion/generate_stage.hpp"
+#include "diffusion/generation_provenance.hpp"
+#include "volume/nifti_extension.hpp"
+#include "volume/volume_io.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth::cli {
+namespace {
+
+GenerationProvenance provenance_of(const std::string& file) {
+  for (const auto& text : read_nifti_comment_extensions(file))
+    if (auto p = parse_provenance(text, file)) return *p;
+  throw UsageError(file + ": has no medsynth provenance (made by another tool, or by medsynth before it recorded one)");
+}
+
+int run_regenerate(const std::string& file, std::string out, int threads) {
+  const GenerationProvenance p = provenance_of(file);
+  std::string changed;
+  for (const auto& [path, recorded] : {std::pair{p.unet_checkpoint, p.unet_checkpoint_hash}, std::pair{p.autoencoder_checkpoint, p.autoencoder_checkpoint_hash}}) {
+    if (!fs::is_regular_file(path))
+      changed += "\n  " + path + ": missing";
+    else if (const std::string now = file_fnv1a64(path); now != recorded)
+      changed += "\n  " + path + ": changed since (FNV-1a " + now + ", recorded " + recorded + ")";
+  }
+  if (!changed.empty()) throw RuntimeError(file + ": cannot be made again, its checkpoints are not the ones that made it:" + changed);
+
+  const JobSpec job = load_job_text(p.job_yaml, file + " (provenance job)");
+  at::set_num_threads(threads > 0 ? threads : p.threads);
+  if (out.empty()) out = (fs::temp_directory_path() / ("medsynth-regenerated-" + std::to_string(::getpid()) + ".nii.gz")).string();
+  GenerateOptions o;
+  o.unet_checkpoint = p.unet_checkpoint;
+  o.autoencoder_checkpoint = p.autoencoder_checkpoint;
+  o.scale_factor = p.scale_factor;
+  GeneratedImage image{out, p.seed, p.rank, 0};
+  fs::remove(out);
+  generate_image(job, o, image, p.world_size);
+  const GenerationProvenance again = provenance_of(out);
+
+  const Volume a = read_volume(file), b = read_volume(out);
+  std::size_t differing = 0;
+  double worst = 0;
+  const bool same_size = a.size == b.size;
+  if (same_size)
+    for (std::size_t i = 0; i < a.voxels.size(); ++i)
+      if (std::memcmp(&a.voxels[i], &b.voxels[i], sizeof(float)) != 0) {
+        ++differing;
+        worst = std::max(worst, std::abs(static_cast<double>(a.voxels[i]) - b.voxels[i]));
+      }
+  const bool same_geometry = a.spacing == b.spacing && a.origin == b.origin && a.direction == b.direction;
+  if (same_size && same_geometry && differing == 0) {
+    std::cout << file << ": made again bit for bit (" << a.voxels.size() << " voxels, seed " << p.seed << ", " << p.scheduler << " "
+              << p.num_inference_steps << " steps, " << again.threads << " threads): " << out << "\n";
+    return 0;
+  }
+  std::string why;
+  if (!same_size) why += "\n  size differs";
+  if (!same_geometry) why += "\n  geometry (spacing, origin or direction) differs";
+  if (differing) {
+    char line[128];
+    std::snprintf(line, sizeof line, "\n  %zu of %zu voxels differ, by up to %.6g", differing, a.voxels.size(), worst);
+    why += line;
+  }
+  if (again.engine_version != p.engine_version) why += "\n  engine " + again.engine_version + " now, " + p.engine_version + " then";
+  if (again.threads != p.threads) why += "\n  " + std::to_string(again.threads) + " threads now, " + std::to_string(p.threads) + " then";
+  if (again.device != p.device) why += "\n  device " + again.device + " now, " + p.device + " then";
+  throw RuntimeError(file + ": made again (" + out + ") but not bit for bit:" + why);
+}
+
+}  // namespace
+
+Action add_regenerate_verb(CLI::App& app) {
+  struct Args {
+    std::string file, out;
+    int threads = 0;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("regenerate", "Make a generated volume again from its recorded provenance and compare bit for bit");
+  cmd->add_option("file", a->file, "A volume written by generate (its header records what made it)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--out", a->out, "Where to write the new copy (default: a temporary file)");
+  cmd->add_option("--threads", a->threads, "Intra-op threads (default: the recorded count, which bit-for-bit results need)");
+  return [a] { return run_regenerate(a->file, a->out, a->threads); };
+}
+
+}  // namespace medsynth::cli

@@ -1,0 +1,36 @@
+// What made a generated volume, written into it as a NIfTI comment extension
+// (volume/nifti_extension.hpp) so that the file alone says how to make it
+// again: `medsynth-engine regenerate FILE` reads it back. The JSON is
+// {"medsynth_provenance": {...}} with the fields below; the job is the whole
+// resolved job file. No LibTorch here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace medsynth {
+
+struct GenerationProvenance {
+  std::string engine_version;
+  std::string unet_checkpoint, unet_checkpoint_hash;                 // absolute path; FNV-1a 64 of its bytes
+  std::string autoencoder_checkpoint, autoencoder_checkpoint_hash;
+  double scale_factor = 1.0;                                         // latent scale (embedding/scale_factor.json)
+  std::string scheduler;                                             // scheduler.kind
+  int num_inference_steps = 0;
+  std::int64_t seed = 0;
+  int rank = 0, world_size = 1;
+  int threads = 1;                                                   // intra-op threads of the process that made it
+  std::string device;                                                // "cpu", "cuda:0"
+  std::string job_config_hash;
+  std::string job_yaml;
+};
+
+std::string provenance_json(const GenerationProvenance& p);
+// nullopt when `text` is not a medsynth provenance; DataError(source, ...) when it is one with a missing or mistyped field.
+std::optional<GenerationProvenance> parse_provenance(const std::string& text, const std::string& source);
+
+// FNV-1a 64 of a file's bytes as 16 hex digits. DataError naming the file when it cannot be read.
+std::string file_fnv1a64(const std::string& path);
+
+}  // namespace medsynth
