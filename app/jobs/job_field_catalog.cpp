@@ -157,6 +157,7 @@ const QHash<QString, Presentation>& presentation() {
       {"generate.spacing", {"Output spacing (mm)", "Voxel spacing written to the generated NIfTI files.", 0.001, 100, {}, false, "Latent diffusion"}},
       {"generate.orientation", {"Output orientation", "Axis directions of the generated files: RAS (MAISI) or LPS.", 0, 0, names({"RAS", "LPS"}), true, "Latent diffusion"}},
       {"generate.decode_tile", {"Decode tile (latent voxels)", "Decode in overlapping tiles of this edge to bound memory; 0: in one piece.", 0, 4096, {}, true, "Latent diffusion"}},
+      {"generate.evaluate", {"Evaluate the generated images", "After generating: MS-SSIM, MMD and HU checks against the training data, and a memorization audit (RUN/evaluation).", 0, 0, {}, false, "Latent diffusion"}},
       {"data.patch_stride", {"Patch stride (voxels)", "VQ-GAN grid patches: step between patches per axis (seed: 128 = no overlap); 0: the patch size.", 0, 4096, {}, true}},
       {"data.patch_min_foreground", {"Min. foreground per patch", "VQ-GAN: keep only grid patches with at least this share of foreground voxels; 0: every patch.", 0, 1, {}, true}},
       {"data.foreground_threshold", {"Foreground threshold", "Normalised intensity above which a voxel counts as foreground (0.1 = -800 HU).", 0, 1, {}, true}},

@@ -8,22 +8,17 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
-#include "data/ct_phantom.hpp"
-#include "data/volume_dataset.hpp"
 #include "data/volume_listing.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "eval/evaluation.hpp"
+#include "eval/evaluation_output.hpp"
 #include "events/event_writer.hpp"
-#include "run/run_directory.hpp"
-#include "volume/volume_io.hpp"
 
 namespace fs = std::filesystem;
 
@@ -57,42 +52,13 @@ std::vector<std::string> volumes_of(const std::string& source, const char* what)
   return paths;
 }
 
-// The run's simulated training phantoms (the same seeds training used), as files.
-std::vector<std::string> write_training_phantoms(const std::string& run_dir, const std::string& folder) {
-  if (!is_run_directory(run_dir)) throw UsageError("--reference phantoms: needs a run directory as GENERATED (its job.yaml says which phantoms)");
+// The run's training volumes (simulated: its training phantoms, written out).
+std::vector<std::string> run_training_volumes(const std::string& run_dir, const std::string& folder) {
+  if (!is_run_directory(run_dir)) throw UsageError("'phantoms': needs a run directory as GENERATED (its job.yaml says which phantoms)");
   const JobSpec job = load_job_file((fs::path(run_dir) / "job.yaml").string());
   if (job.data.source != DataSource::simulated)
-    throw UsageError("--reference phantoms: the run trained on " + job.data.path + ", not on phantoms; give that data as --reference");
-  const VolumeDataset train(job.data, "train", job.training.base_seed);
-  fs::create_directories(folder);
-  std::vector<std::string> paths;
-  for (std::size_t i = 0; i < train.size(); ++i) {
-    const auto seed = train.phantom_seed(i);
-    const std::string path = (fs::path(folder) / ("phantom-" + std::to_string(seed) + ".nii.gz")).string();
-    write_volume(make_ct_phantom(seed, {job.data.phantom_size, job.data.phantom_spacing, job.data.noise_hu}), path);
-    paths.push_back(path);
-  }
-  return paths;
-}
-
-nlohmann::json report_json(const EvaluationReport& r, const EvaluationOptions& o) {
-  nlohmann::json j = {{"generated", o.generated}, {"reference", o.reference}, {"grid_zyx", r.grid},
-                      {"window_hu", o.window}, {"feature_network", o.feature_network}, {"feature_mode", o.feature_mode}};
-  for (const auto& row : r.rows)
-    j["metrics"].push_back({{"metric", row.metric}, {"value", std::isnan(row.value) ? nlohmann::json() : nlohmann::json(row.value)}, {"note", row.note}});
-  for (const auto& [path, value] : r.per_volume_fidelity) j["per_volume"].push_back({{"volume", path}, {"ms_ssim_fidelity", value}});
-  if (r.audited) {
-    auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
-    j["memorization"] = {{"threshold", o.memorization_threshold}, {"training", o.training},
-                         {"training_median_ms_ssim_distance", r.memorization.training_median_ms_ssim_distance},
-                         {"training_median_latent_distance", number(r.memorization.training_median_latent_distance)}};
-    for (const auto& c : r.memorization.cases)
-      j["memorization"]["cases"].push_back({{"generated", c.generated}, {"nearest_by_ms_ssim", c.nearest_by_ms_ssim},
-                                            {"ms_ssim_distance", c.ms_ssim_distance}, {"ms_ssim_ratio", number(c.ms_ssim_ratio)},
-                                            {"nearest_by_latent", c.nearest_by_latent}, {"latent_distance", number(c.latent_distance)},
-                                            {"latent_ratio", number(c.latent_ratio)}, {"flagged", c.flagged}});
-  }
-  return j;
+    throw UsageError("'phantoms': the run trained on " + job.data.path + ", not on phantoms; give that data instead");
+  return training_volume_paths(job, folder);
 }
 
 int run_evaluate(EvaluateArguments& a) {
@@ -105,11 +71,11 @@ int run_evaluate(EvaluateArguments& a) {
                           : is_run_directory(a.generated) ? (fs::path(a.generated) / "evaluation").string()
                                                           : std::string("evaluation");
   o.generated = volumes_of(a.generated, "GENERATED");
-  o.reference = a.reference == "phantoms" ? write_training_phantoms(a.generated, (fs::path(out) / "reference-phantoms").string())
+  o.reference = a.reference == "phantoms" ? run_training_volumes(a.generated, (fs::path(out) / "reference-phantoms").string())
                                           : volumes_of(a.reference, "--reference");
   if (!a.training.empty()) {
     o.training = a.training == "phantoms" ? (a.reference == "phantoms" ? o.reference
-                                                                       : write_training_phantoms(a.generated, (fs::path(out) / "reference-phantoms").string()))
+                                                                       : run_training_volumes(a.generated, (fs::path(out) / "reference-phantoms").string()))
                                           : volumes_of(a.training, "--train");
   }
   // The run's own autoencoder measures the latent distance of the audit.
@@ -121,29 +87,11 @@ int run_evaluate(EvaluateArguments& a) {
     o.encoder = [autoencoder](const at::Tensor& x) { return (*autoencoder)->encode(x).first; };
   }
   const EvaluationReport report = evaluate_volumes(o);
-  fs::create_directories(out);
-  const std::string table = format_report(report);
-  write_text_file_atomic((fs::path(out) / "evaluation.txt").string(), table);  // flags follow below
-  write_text_file_atomic((fs::path(out) / "evaluation.json").string(), report_json(report, o).dump(2) + "\n");
+  const std::string text = write_evaluation_files(report, o, out);
   EventWriter events(EventWriterOptions{.path = fs::path(out) / "events.jsonl", .rank = 0, .echo_stdout = false});
-  for (const auto& row : report.rows)
-    if (!std::isnan(row.value)) events.metric(0, "eval/" + row.metric, row.value);
-  std::string flags;
-  for (const auto& c : report.memorization.cases) {
-    if (!c.flagged) continue;
-    auto value = [](double v) { return std::isfinite(v) ? EventValue(v) : EventValue(nullptr); };
-    events.emit("memorization", {{"generated", c.generated}, {"nearest", c.nearest_by_ms_ssim}, {"ms_ssim_ratio", value(c.ms_ssim_ratio)},
-                                 {"nearest_by_latent", c.nearest_by_latent}, {"latent_ratio", value(c.latent_ratio)},
-                                 {"threshold", o.memorization_threshold}});
-    char ratios[96];
-    if (std::isfinite(c.latent_ratio))
-      std::snprintf(ratios, sizeof ratios, " (MS-SSIM distance ratio %.3g, latent ratio %.3g)", c.ms_ssim_ratio, c.latent_ratio);
-    else
-      std::snprintf(ratios, sizeof ratios, " (MS-SSIM distance ratio %.3g)", c.ms_ssim_ratio);
-    flags += "MEMORIZATION: " + c.generated + " is a near copy of training case " + c.nearest_by_ms_ssim + ratios + "\n";
-  }
+  emit_evaluation_events(report, o, events, 0);
   events.artifact((fs::path(out) / "evaluation.json").string(), "evaluation", 0);
-  std::cout << table << flags << "written: " << out << "/evaluation.json, evaluation.txt, events.jsonl\n";
+  std::cout << text << "written: " << out << "/evaluation.json, evaluation.txt, events.jsonl\n";
   return 0;
 }
 

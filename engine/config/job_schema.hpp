@@ -192,6 +192,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("spacing", g.spacing);
     v.field("orientation", g.orientation);
     v.field("decode_tile", g.decode_tile);
+    v.field("evaluate", g.evaluate);
   });
 }
 

@@ -222,6 +222,7 @@ struct GenerateSpec {
   std::array<double, 3> spacing{1.5, 1.5, 1.5};  // mm
   std::string orientation = "RAS";            // RAS | LPS: the axis directions written to the NIfTI
   int decode_tile = 0;                        // latent tile edge for the tiled decode; 0: decode in one piece
+  bool evaluate = false;                      // ldm: an evaluate stage after generate (docs/evaluation.md)
 
   bool operator==(const GenerateSpec&) const = default;
 };

@@ -88,7 +88,7 @@ struct Pipeline {
 
 }  // namespace
 
-TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options) {
+TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, const EvaluateGenerated& evaluate) {
   if (!options.init_weights.empty())
     throw UsageError("--init-weights: an ldm pipeline trains two networks (autoencoder, then diffusion UNet) and a file holds one; "
                      "it is for the autoencoder, vqgan and survival tasks");
@@ -108,7 +108,9 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options) 
     e.world_size = world;
     e.effective_batch = static_cast<std::int64_t>(job.training.batch_size) * world * job.training.gradient_accumulation_steps;
     e.total_steps = job.training.max_steps;
-    e.extra = {{"stages", std::vector<std::string>{"autoencoder", "encode", "diffusion", "generate"}},
+    std::vector<std::string> stages{"autoencoder", "encode", "diffusion", "generate"};
+    if (job.generate.evaluate) stages.push_back("evaluate");
+    e.extra = {{"stages", stages},
                {"scheduler", job.scheduler.kind}};
     p.events->run_started(e);
   }
@@ -138,6 +140,17 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options) 
       for (const auto& image : planned_images(job, options.run.output_dir(), world))
         p.events->artifact(image.path, "volume", job.training.max_steps, {{"seed", image.seed}, {"generated_by_rank", image.rank}});
     p.stage("generate", "complete", options.run.output_dir());
+    if (job.generate.evaluate && evaluate) {
+      if (p.events) {
+        const std::string dir = options.run.root + "/evaluation";
+        p.stage("evaluate", "started", dir);
+        std::vector<std::string> images;
+        for (const auto& image : planned_images(job, options.run.output_dir(), world)) images.push_back(image.path);
+        evaluate(images, ae_checkpoint, *p.events, job.training.max_steps);
+        p.stage("evaluate", "complete", dir);
+      }
+      if (options.dist) options.dist->barrier("evaluate");
+    }
     result.last_checkpoint = unet_checkpoint;
     result.steps = job.training.max_steps;
     if (p.events) p.events->run_finished("completed", {}, std::chrono::duration<double>(Clock::now() - started).count());

@@ -12,12 +12,26 @@
 // run_finished; each training stage keeps its own events in its folder.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
 #include "config/job_spec.hpp"
 #include "train/trainer.hpp"
 
 namespace medsynth {
 
-TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options);
+class EventWriter;
+
+// The "evaluate" stage (generate.evaluate): called on rank 0 after generate,
+// before run_finished, with the generated files, the autoencoder checkpoint
+// and the run's event stream. The CLI passes engine/eval's evaluation here,
+// so that diffusion/ need not know it.
+using EvaluateGenerated = std::function<void(const std::vector<std::string>& images, const std::string& autoencoder_checkpoint,
+                                             EventWriter& events, std::int64_t step)>;
+
+TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, const EvaluateGenerated& evaluate = {});
 
 // The jobs the pipeline trains in stages 1 and 3 (exposed for tests and docs).
 JobSpec autoencoder_stage_job(const JobSpec& job);

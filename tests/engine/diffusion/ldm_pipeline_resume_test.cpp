@@ -47,6 +47,11 @@ TEST(LdmPipelineResume, CompletedStagesAreSkippedAndMissingImagesRegenerated) {
   EXPECT_TRUE(fs::exists(run / "diffusion" / "stage-complete"));
   EXPECT_TRUE(fs::exists(run / "embedding" / "scale_factor.json"));
   EXPECT_TRUE(fs::exists(run / "embedding" / "train-phantom-0_emb.json") || !fs::is_empty(run / "embedding"));
+  // ldm-tiny sets generate.evaluate: the last stage judged the 3 images against the 4 training phantoms.
+  EXPECT_TRUE(fs::exists(run / "evaluation" / "evaluation.json"));
+  EXPECT_NE(test::read_bytes(run / "evaluation" / "evaluation.txt").find("3 generated vs 4 reference volumes"), std::string::npos);
+  EXPECT_NE(test::read_bytes(run / "events.jsonl").find("\"name\":\"eval/ms_ssim_fidelity\""), std::string::npos);
+  EXPECT_EQ(stage_events(run).back()["stage"], "evaluate");
 
   const Volume before = read_volume((run / "output" / "image_seed43_rank0.nii.gz").string());
   fs::remove(run / "output" / "image_seed43_rank0.nii.gz");
