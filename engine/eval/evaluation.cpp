@@ -174,7 +174,10 @@ EvaluationReport evaluate_volumes(const EvaluationOptions& o) {
   r.generated = gen.scaled.size();
   r.reference = ref.scaled.size();
 
-  r.rows.push_back({"hu_w1", histogram_w1_hu(gen.histogram_counts / gen.voxels, ref.histogram_counts / ref.voxels, o.histogram),
+  const at::Tensor gen_hist = gen.histogram_counts / gen.voxels, ref_hist = ref.histogram_counts / ref.voxels;
+  r.hu_histogram_generated.assign(gen_hist.data_ptr<double>(), gen_hist.data_ptr<double>() + gen_hist.numel());
+  r.hu_histogram_reference.assign(ref_hist.data_ptr<double>(), ref_hist.data_ptr<double>() + ref_hist.numel());
+  r.rows.push_back({"hu_w1", histogram_w1_hu(gen_hist, ref_hist, o.histogram),
                     "Wasserstein-1 between the pooled HU histograms, HU"});
   r.rows.push_back({"hu_mean_generated", gen.hu_sum / gen.voxels, "HU"});
   r.rows.push_back({"hu_mean_reference", ref.hu_sum / ref.voxels, "HU"});

@@ -50,6 +50,8 @@ struct EvaluationReport {
   std::vector<EvaluationRow> rows;
   // Per generated volume: mean MS-SSIM to the reference set (fidelity).
   std::vector<std::pair<std::string, double>> per_volume_fidelity;
+  // The pooled HU histograms (shares per bin of options.histogram's bins).
+  std::vector<double> hu_histogram_generated, hu_histogram_reference;
   bool audited = false;
   MemorizationReport memorization;
 };

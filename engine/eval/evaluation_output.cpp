@@ -24,6 +24,8 @@ nlohmann::json report_json(const EvaluationReport& r, const EvaluationOptions& o
                       {"window_hu", o.window}, {"feature_network", o.feature_network}, {"feature_mode", o.feature_mode}};
   for (const auto& row : r.rows) j["metrics"].push_back({{"metric", row.metric}, {"value", number_or_null(row.value)}, {"note", row.note}});
   for (const auto& [path, value] : r.per_volume_fidelity) j["per_volume"].push_back({{"volume", path}, {"ms_ssim_fidelity", value}});
+  j["hu_histogram"] = {{"lo", o.histogram.lo}, {"bin_width", o.histogram.bin_width},
+                       {"generated", r.hu_histogram_generated}, {"reference", r.hu_histogram_reference}};
   if (r.audited) {
     j["memorization"] = {{"threshold", o.memorization_threshold}, {"training", o.training},
                          {"training_median_ms_ssim_distance", r.memorization.training_median_ms_ssim_distance},

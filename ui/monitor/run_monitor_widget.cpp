@@ -18,6 +18,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "ui/monitor/evaluation_view.hpp"
 #include "ui/monitor/log_view.hpp"
 #include "ui/monitor/metric_chart_view.hpp"
 #include "ui/monitor/run_controller.hpp"
@@ -159,6 +160,10 @@ RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) :
   files_ = new QListWidget(this);
   files_->setObjectName("files");
   log_tabs_->addTab(files_, tr("Checkpoints && outputs"));
+  evaluation_ = new EvaluationView(this);
+  evaluation_->setObjectName("evaluation");
+  log_tabs_->addTab(evaluation_, tr("Evaluate"));
+  connect(evaluation_, &EvaluationView::compare_requested, this, &RunMonitorWidget::compare_requested);
   connect(files_, &QListWidget::itemActivated, this,
           [this](QListWidgetItem* item) { emit file_activated(item->data(Qt::UserRole).toString()); });
 
@@ -202,6 +207,14 @@ RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) :
 }
 
 RunMonitorWidget::~RunMonitorWidget() = default;
+
+void RunMonitorWidget::reload_evaluation() {
+  const QString path = model_ && !model_->run_dir().isEmpty() ? model_->run_dir() + QStringLiteral("/evaluation/evaluation.json") : QString();
+  if (!path.isEmpty() && QFileInfo::exists(path))
+    evaluation_->load(path);
+  else
+    evaluation_->clear();
+}
 
 RunController* RunMonitorWidget::controller() const { return controller_.data(); }
 
@@ -261,7 +274,9 @@ void RunMonitorWidget::bind_model() {
     });
     connect(model_, &app::RunModel::artifact_added, this, [this](const app::Artifact& a) {
       add_file_entry(tr("%1 at step %2: %3").arg(a.kind).arg(a.step).arg(a.path), a.path);
+      if (a.kind == QLatin1String("evaluation")) reload_evaluation();
     });
+    connect(model_, &app::RunModel::run_started, this, &RunMonitorWidget::reload_evaluation);
     connect(model_, &app::RunModel::cleared, this, [this] { bind_model(); }, Qt::QueuedConnection);
     for (const app::CheckpointInfo& c : model_->checkpoints()) {
       add_file_entry(tr("checkpoint (%1) at step %2: %3").arg(c.kind).arg(c.step).arg(c.path), c.path);
@@ -273,6 +288,7 @@ void RunMonitorWidget::bind_model() {
     for (const QString& name : model_->metric_names()) dirty_metrics_.insert(name);
   }
   for (LogView* view : std::as_const(logs_)) view->set_source(model_, view->rank());
+  reload_evaluation();
   dirty_names_ = true;
   dirty_labels_ = true;
   refresh();

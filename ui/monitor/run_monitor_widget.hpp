@@ -30,6 +30,7 @@ QT_END_NAMESPACE
 
 namespace medsynth::ui {
 
+class EvaluationView;
 class LogView;
 class MetricChartView;
 class NodeTable;
@@ -94,6 +95,13 @@ class RunMonitorWidget : public QWidget {
   void stop_requested();
   // A checkpoint or output was double-clicked (e.g. a volume for the viewer).
   void file_activated(const QString& path);
+  // A flagged memorization pair, to open side by side.
+  void compare_requested(const QString& path_a, const QString& path_b);
+
+ public:
+  EvaluationView* evaluation_view() const { return evaluation_; }
+  // Reads RUN/evaluation/evaluation.json when the run has one.
+  void reload_evaluation();
 
  private:
   void bind_model();
@@ -130,6 +138,7 @@ class RunMonitorWidget : public QWidget {
   QTabWidget* log_tabs_ = nullptr;
   QHash<int, LogView*> logs_;
   QListWidget* files_ = nullptr;
+  EvaluationView* evaluation_ = nullptr;  // the Evaluate tab
 
   QTimer refresh_timer_;
   QTimer stagger_timer_;                          // the next pending chart

@@ -256,6 +256,9 @@ void MainWindow::on_run_opened(RunController* run) {
   connect(monitor, &RunMonitorWidget::file_activated, this, [this](const QString& path) {
     if (path.endsWith(QStringLiteral(".nii")) || path.endsWith(QStringLiteral(".nii.gz"))) volumes_->open_volume(path);
   });
+  // A flagged memorization pair opens side by side.
+  connect(monitor, &RunMonitorWidget::compare_requested, this,
+          [this](const QString& a, const QString& b) { volumes_->compare(a, b); });
   volumes_->attach_samples(run);
 }
 
