@@ -2,11 +2,14 @@
 // per line dispatched by its "type" (docs/events.md).
 #include "app/runs/event_stream_reader.hpp"
 
+#include "events/event_schema.hpp"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
 #include <cmath>
+#include <string_view>
 #include <limits>
 
 namespace medsynth::app {
@@ -157,24 +160,30 @@ void EventStreamReader::apply(const QJsonObject& event) {
   }
   const QString type = type_value.toString();
   bool ok = true;
-  // Most lines are metrics: test that first.
-  if (type == QLatin1String("metric"))
+  // Most lines are metrics: test that first. Types: engine/events/event_schema.hpp.
+  auto is = [&](std::string_view name) { return type == QLatin1String(name.data(), static_cast<qsizetype>(name.size())); };
+  namespace schema = event_schema;
+  if (is(schema::metric))
     ok = apply_metric(event);
-  else if (type == QLatin1String("progress"))
+  else if (is(schema::progress))
     ok = apply_progress(event);
-  else if (type == QLatin1String("log"))
+  else if (is(schema::log))
     ok = apply_log(event);
-  else if (type == QLatin1String("checkpoint"))
+  else if (is(schema::checkpoint))
     ok = apply_checkpoint(event);
-  else if (type == QLatin1String("artifact"))
+  else if (is(schema::artifact))
     ok = apply_artifact(event);
-  else if (type == QLatin1String("run_started"))
+  else if (is(schema::stage))
+    ok = apply_stage(event);
+  else if (is(schema::memorization))
+    ok = apply_memorization(event);
+  else if (is(schema::run_started))
     ok = apply_run_started(event);
-  else if (type == QLatin1String("restart"))
+  else if (is(schema::restart))
     ok = apply_restart(event);
-  else if (type == QLatin1String("run_finished"))
+  else if (is(schema::run_finished))
     ok = apply_run_finished(event);
-  else if (type == QLatin1String("run_failed"))
+  else if (is(schema::run_failed))
     ok = apply_run_failed(event);
   else
     ++stats_.unknown_types;
@@ -276,6 +285,29 @@ bool EventStreamReader::apply_artifact(const QJsonObject& event) {
   a.kind = event.value(QLatin1String("kind")).toString(QStringLiteral("file"));
   a.step = integer(event.value(QLatin1String("step"))).value_or(0);
   if (model_) model_->apply_artifact(a);
+  return true;
+}
+
+bool EventStreamReader::apply_stage(const QJsonObject& event) {
+  const QJsonValue stage = event.value(QLatin1String("stage")), status = event.value(QLatin1String("status"));
+  if (!stage.isString() || !status.isString()) return false;
+  if (model_) {
+    model_->note_event_time(parse_time(event.value(QLatin1String("time"))));
+    model_->apply_stage(stage.toString(), status.toString(), event.value(QLatin1String("dir")).toString());
+  }
+  return true;
+}
+
+bool EventStreamReader::apply_memorization(const QJsonObject& event) {
+  const QJsonValue generated = event.value(QLatin1String("generated")), nearest = event.value(QLatin1String("nearest"));
+  if (!generated.isString() || !nearest.isString()) return false;
+  if (model_) {
+    const QDateTime time = parse_time(event.value(QLatin1String("time")));
+    model_->note_event_time(time);
+    model_->append_log({time, -1, QStringLiteral("warn"),
+                        QStringLiteral("memorization: %1 is a near copy of training case %2 (see the Evaluate tab)")
+                            .arg(generated.toString(), nearest.toString())});
+  }
   return true;
 }
 

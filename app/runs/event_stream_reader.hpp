@@ -34,7 +34,7 @@ struct EventStreamReaderOptions {
 class EventStreamReader {
  public:
   // The schema version this console understands.
-  static constexpr int k_known_version = 1;
+  static constexpr int k_known_version = 1;  // event_schema::k_version of the engine it was built with
 
   explicit EventStreamReader(RunModel* model, EventStreamReaderOptions options = {});
 
@@ -58,6 +58,8 @@ class EventStreamReader {
   bool apply_log(const QJsonObject& event);
   bool apply_checkpoint(const QJsonObject& event);
   bool apply_artifact(const QJsonObject& event);
+  bool apply_stage(const QJsonObject& event);
+  bool apply_memorization(const QJsonObject& event);
   bool apply_restart(const QJsonObject& event);
   bool apply_run_finished(const QJsonObject& event);
   bool apply_run_failed(const QJsonObject& event);

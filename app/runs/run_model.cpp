@@ -28,6 +28,7 @@ QString to_string(RunStatus status) {
 RunModel::RunModel(QObject* parent, bool keep_history) : QObject(parent), keep_history_(keep_history) {
   static const int registered = [] {
     qRegisterMetaType<RunStatus>("medsynth::app::RunStatus");
+    qRegisterMetaType<StageInfo>("medsynth::app::StageInfo");
     qRegisterMetaType<Artifact>("medsynth::app::Artifact");
     qRegisterMetaType<CheckpointInfo>("medsynth::app::CheckpointInfo");
     return 0;
@@ -239,6 +240,17 @@ void RunModel::apply_checkpoint(const CheckpointInfo& checkpoint) {
   emit checkpoint_added(c);
 }
 
+void RunModel::apply_stage(const QString& name, const QString& status, const QString& dir) {
+  StageInfo stage{name, status, absolute(dir)};
+  auto it = std::find_if(stages_.begin(), stages_.end(), [&](const StageInfo& s) { return s.name == name; });
+  if (it != stages_.end())
+    *it = stage;
+  else if (stages_.size() < 64)  // a pipeline has a handful; a hostile stream gets no more
+    stages_.push_back(stage);
+  if (status_ == RunStatus::pending) set_status_internal(RunStatus::running);
+  emit stage_changed(stage);
+}
+
 void RunModel::apply_artifact(const Artifact& artifact) {
   Artifact a = artifact;
   a.path = absolute(a.path);
@@ -315,6 +327,7 @@ void RunModel::clear() {
   ranks_with_files_.clear();
   artifacts_.clear();
   checkpoints_.clear();
+  stages_.clear();
   restarts_ = 0;
   failure_message_.clear();
   finish_reason_.clear();

@@ -43,6 +43,13 @@ struct LogLine {
   QString message;
 };
 
+// One stage of a pipeline run (task ldm): its latest status.
+struct StageInfo {
+  QString name;    // "autoencoder", "encode", "diffusion", "generate", "evaluate"
+  QString status;  // "started", "complete", "skipped (complete)", "resumed", ...
+  QString dir;
+};
+
 struct Artifact {
   QString path;  // absolute when the run directory is known
   QString kind;  // "volume", "reconstruction", ...
@@ -156,6 +163,8 @@ class RunModel : public QObject {
 
   QVector<Artifact> artifacts() const { return artifacts_; }
   QVector<CheckpointInfo> checkpoints() const { return checkpoints_; }
+  // Pipeline stages seen so far, in order; the last one is the current stage.
+  QVector<StageInfo> stages() const { return stages_; }
   int restarts() const { return restarts_; }
   // The run_failed message, or what the launcher found (crash, vanished process).
   QString failure_message() const { return failure_message_; }
@@ -180,6 +189,8 @@ class RunModel : public QObject {
   void mark_log_file_followed(int rank);
   void apply_checkpoint(const CheckpointInfo& checkpoint);
   void apply_artifact(const Artifact& artifact);
+  // A `stage` event: updates that stage (or appends it, in order of first appearance).
+  void apply_stage(const QString& name, const QString& status, const QString& dir);
   void apply_restart(int attempt, const QString& reason);
   void apply_run_finished(const QString& reason, const QMap<QString, double>& metrics, double duration_s, const QDateTime& time);
   void apply_run_failed(const QString& error_kind, const QString& message, int exit_code, int rank, const QDateTime& time);
@@ -198,6 +209,7 @@ class RunModel : public QObject {
   void progress_changed();
   void artifact_added(const medsynth::app::Artifact& artifact);
   void checkpoint_added(const medsynth::app::CheckpointInfo& checkpoint);
+  void stage_changed(const medsynth::app::StageInfo& stage);
   void restarted(int count);
   void stats_changed();
   void run_started();  // run_started applied: job name, task, world size ... known
@@ -235,6 +247,7 @@ class RunModel : public QObject {
   QSet<int> ranks_with_files_;
   QVector<Artifact> artifacts_;
   QVector<CheckpointInfo> checkpoints_;
+  QVector<StageInfo> stages_;
   int restarts_ = 0;
   QString failure_message_;
   QString finish_reason_;
@@ -255,3 +268,4 @@ class RunModel : public QObject {
 Q_DECLARE_METATYPE(medsynth::app::RunStatus)
 Q_DECLARE_METATYPE(medsynth::app::Artifact)
 Q_DECLARE_METATYPE(medsynth::app::CheckpointInfo)
+Q_DECLARE_METATYPE(medsynth::app::StageInfo)

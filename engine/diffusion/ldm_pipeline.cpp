@@ -50,7 +50,7 @@ struct Pipeline {
 
   void stage(const std::string& name, const std::string& status, const std::string& dir) {
     logger->info("stage " + name + ": " + status + (dir.empty() ? std::string() : " (" + dir + ")"));
-    if (events) events->emit("stage", {{"stage", name}, {"status", status}, {"dir", dir}});
+    if (events) events->emit(event_schema::stage, {{"stage", name}, {"status", status}, {"dir", dir}});
   }
 
   // A sub-run for a training stage; every rank uses the same folder.

@@ -302,7 +302,7 @@ class Agent {
                     {"failed_exit_code", r.first.exit_code},
                     {"attempts", attempt + 1},
                     {"log_tail", r.first.tail}};
-      events_->emit("run_failed", f);
+      events_->emit(event_schema::run_failed, f);
     }
   }
 

@@ -84,7 +84,7 @@ void emit_evaluation_events(const EvaluationReport& report, const EvaluationOpti
   auto value = [](double v) { return std::isfinite(v) ? EventValue(v) : EventValue(nullptr); };
   for (const auto& c : report.memorization.cases)
     if (c.flagged)
-      events.emit("memorization", {{"generated", c.generated}, {"nearest", c.nearest_by_ms_ssim}, {"ms_ssim_ratio", value(c.ms_ssim_ratio)},
+      events.emit(event_schema::memorization, {{"generated", c.generated}, {"nearest", c.nearest_by_ms_ssim}, {"ms_ssim_ratio", value(c.ms_ssim_ratio)},
                                    {"nearest_by_latent", c.nearest_by_latent}, {"latent_ratio", value(c.latent_ratio)},
                                    {"threshold", options.memorization_threshold}});
 }

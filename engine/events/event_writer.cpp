@@ -141,7 +141,7 @@ void EventWriter::write_line(const std::string& line) {
 }
 
 void EventWriter::run_started(const RunStartedEvent& e) {
-  Json j = base_event("run_started", options_.rank);
+  Json j = base_event(event_schema::run_started, options_.rank);
   j["run_dir"] = e.run_dir;
   j["job_name"] = e.job_name;
   j["task"] = e.task;
@@ -170,7 +170,7 @@ void EventWriter::run_started(std::string_view run_dir, std::string_view job_nam
 
 void EventWriter::progress(std::int64_t step, std::int64_t total_steps, std::int64_t epoch, std::int64_t epochs,
                            double samples_per_s, std::optional<double> eta_s) {
-  Json j = base_event("progress", options_.rank);
+  Json j = base_event(event_schema::progress, options_.rank);
   j["step"] = step;
   j["total_steps"] = total_steps;
   j["epoch"] = epoch;
@@ -181,7 +181,7 @@ void EventWriter::progress(std::int64_t step, std::int64_t total_steps, std::int
 }
 
 void EventWriter::metric(std::int64_t step, std::string_view name, double value) {
-  Json j = base_event("metric", options_.rank);
+  Json j = base_event(event_schema::metric, options_.rank);
   j["step"] = step;
   j["name"] = name;
   j["value"] = number_or_null(value);
@@ -197,7 +197,7 @@ void EventWriter::metric(std::int64_t step, std::string_view name, double value)
 }
 
 void EventWriter::log(LogLevel level, std::string_view message) {
-  Json j = base_event("log", options_.rank);
+  Json j = base_event(event_schema::log, options_.rank);
   j["level"] = to_string(level);
   j["message"] = message;
   write_line(serialize(j));
@@ -205,7 +205,7 @@ void EventWriter::log(LogLevel level, std::string_view message) {
 
 void EventWriter::checkpoint(std::string_view path, std::int64_t step, CheckpointKind kind,
                              std::string_view metric_name, std::optional<double> metric_value) {
-  Json j = base_event("checkpoint", options_.rank);
+  Json j = base_event(event_schema::checkpoint, options_.rank);
   j["path"] = path;
   j["step"] = step;
   j["kind"] = to_string(kind);
@@ -219,7 +219,7 @@ void EventWriter::checkpoint(std::string_view path, std::int64_t step, Checkpoin
 
 void EventWriter::artifact(std::string_view path, std::string_view kind, std::int64_t step,
                            const EventFields& extra) {
-  Json j = base_event("artifact", options_.rank);
+  Json j = base_event(event_schema::artifact, options_.rank);
   j["path"] = path;
   j["kind"] = kind;
   j["step"] = step;
@@ -228,7 +228,7 @@ void EventWriter::artifact(std::string_view path, std::string_view kind, std::in
 }
 
 void EventWriter::restart(int attempt, std::string_view reason) {
-  Json j = base_event("restart", options_.rank);
+  Json j = base_event(event_schema::restart, options_.rank);
   j["attempt"] = attempt;
   j["reason"] = reason;
   write_line(serialize(j));
@@ -236,7 +236,7 @@ void EventWriter::restart(int attempt, std::string_view reason) {
 
 void EventWriter::run_finished(std::string_view status, const std::map<std::string, double>& final_metrics,
                                double duration_s) {
-  Json j = base_event("run_finished", options_.rank);
+  Json j = base_event(event_schema::run_finished, options_.rank);
   j["status"] = status;
   Json metrics = Json::object();
   for (const auto& [name, value] : final_metrics) metrics[name] = number_or_null(value);
@@ -246,7 +246,7 @@ void EventWriter::run_finished(std::string_view status, const std::map<std::stri
 }
 
 void EventWriter::run_failed(ErrorKind kind, std::string_view message, int exit_code) {
-  Json j = base_event("run_failed", options_.rank);
+  Json j = base_event(event_schema::run_failed, options_.rank);
   j["error"] = to_string(kind);
   j["message"] = message;
   j["exit_code"] = exit_code;
@@ -254,6 +254,8 @@ void EventWriter::run_failed(ErrorKind kind, std::string_view message, int exit_
 }
 
 void EventWriter::emit(std::string_view type, const EventFields& fields) {
+  if (!event_schema::is_known_type(type))
+    throw UsageError("event type \"" + std::string(type) + "\" is not in engine/events/event_schema.hpp (add it there, to the console's reader and to docs/events.md)");
   Json j = base_event(type, options_.rank);
   for (const auto& [key, value] : fields) {
     if (j.contains(key)) throw UsageError("event field \"" + key + "\" is reserved or repeated (type " + std::string(type) + ")");

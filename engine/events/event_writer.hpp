@@ -19,6 +19,7 @@
 
 #include "core/error.hpp"
 #include "events/event_fields.hpp"
+#include "events/event_schema.hpp"
 #include "events/log_level.hpp"
 
 namespace medsynth {
@@ -26,7 +27,7 @@ namespace medsynth {
 class TensorBoardWriter;
 
 // The schema version written as "v"; bumped only on an incompatible change.
-inline constexpr int k_event_schema_version = 1;
+inline constexpr int k_event_schema_version = event_schema::k_version;
 
 struct EventWriterOptions {
   std::filesystem::path path{};  // the run's events.jsonl; parent folders are created; appended to
@@ -87,8 +88,9 @@ class EventWriter {
   void run_finished(std::string_view status, const std::map<std::string, double>& final_metrics, double duration_s);
   void run_failed(ErrorKind kind, std::string_view message, int exit_code);
 
-  // Any other event type, fields at the top level after v/type/time/rank
-  // (which are reserved: UsageError if `fields` repeats one).
+  // Any other event type of event_schema.hpp, fields at the top level after
+  // v/type/time/rank (which are reserved: UsageError if `fields` repeats one).
+  // UsageError for a type the schema does not list: the console would not know it.
   void emit(std::string_view type, const EventFields& fields);
 
   const std::filesystem::path& path() const noexcept { return options_.path; }

@@ -10,6 +10,7 @@
 #include "app/runs/event_stream_reader.hpp"
 #include "app/runs/run_model.hpp"
 #include "app_test_support.hpp"
+#include "events/event_schema.hpp"
 
 using namespace medsynth::app;
 
@@ -48,6 +49,12 @@ QString snapshot(const RunModel& m) {
   out << "stats " << st.lines << ' ' << st.invalid_json << ' ' << st.unknown_types << ' ' << st.oversized << ' '
       << st.missing_fields << ' ' << st.newer_version << ' ' << st.invalid_utf8 << '\n';
   return s;
+}
+
+// An event of `type` with the envelope only (moc misreads raw strings inside the class).
+QByteArray bare_event(std::string_view type) {
+  return QByteArray(R"({"v":1,"type":")") + QByteArray(type.data(), static_cast<qsizetype>(type.size())) +
+         R"(","time":"2026-11-22T05:46:24.478Z","rank":0})" + "\n";
 }
 
 }  // namespace
@@ -110,7 +117,11 @@ class EventStreamReaderTest : public QObject {
     for (qsizetype pos = 0; pos < stream.size(); pos += 256 * 1024) reader.feed(QByteArrayView(stream).sliced(pos, std::min<qsizetype>(256 * 1024, stream.size() - pos)));
     QCOMPARE(model.reader_stats().oversized, 0);
     QCOMPARE(model.logs(0).size(), 1);
-    QCOMPARE(model.logs(0).front().message.size(), huge.size());
+    // Read whole, then stored cut to the model's limit (RunModelLimits), saying how much.
+    const QString& message = model.logs(0).front().message;
+    const int kept = model.limits().max_log_message_chars;
+    QCOMPARE(message.left(kept), QString(kept, QLatin1Char('x')));
+    QVERIFY(message.endsWith(QStringLiteral("[%1 characters cut]").arg(huge.size() - kept)));
     QCOMPARE(model.series(QStringLiteral("train/loss")).size(), 2);
   }
 
@@ -252,6 +263,54 @@ class EventStreamReaderTest : public QObject {
     QCOMPARE(metrics.size(), 3);
     QCOMPARE(metrics[2][1].toInt(), 500);  // the first new index of that series
     QCOMPARE(model.series(QStringLiteral("train/loss")).size(), 502);
+  }
+
+  // Issue 23.1, one contract: every type of engine/events/event_schema.hpp
+  // (the only types EventWriter writes) is known to the reader. A type added
+  // to the schema but not to the reader fails here.
+  void every_schema_type_is_known_to_the_reader() {
+    for (std::string_view type : medsynth::event_schema::k_types) {
+      RunModel model;
+      EventStreamReader reader(&model);
+      reader.feed(bare_event(type));
+      QVERIFY2(model.reader_stats().unknown_types == 0, type.data());
+    }
+    QCOMPARE(EventStreamReader::k_known_version, medsynth::event_schema::k_version);
+  }
+
+  // Real streams of every workflow the fixtures hold (a finished, failed,
+  // stopped and SIGKILLed autoencoder run, an ldm pipeline with its stage
+  // events and evaluate stage, and `evaluate`'s own stream with a
+  // memorization event) read without an unknown or unusable line.
+  void real_streams_of_every_workflow_read_without_unusable_lines() {
+    const char* streams[] = {"finished/events.jsonl", "failed/events.jsonl", "stopped/events.jsonl", "interrupted/events.jsonl",
+                             "evaluated/events.jsonl", "evaluated/evaluation/events.jsonl"};
+    for (const char* name : streams) {
+      RunModel model;
+      EventStreamReader reader(&model);
+      reader.feed(test::read_all(test::fixture(QLatin1String(name))));
+      reader.finish();
+      const auto st = model.reader_stats();
+      QVERIFY2(st.lines > 0, name);
+      QVERIFY2(st.unknown_types == 0 && st.missing_fields == 0 && st.newer_version == 0 && st.oversized == 0, name);
+      // A SIGKILLed writer may leave one cut last line; nothing else may be broken.
+      QVERIFY2(st.invalid_json <= (QLatin1String(name).startsWith(QLatin1String("interrupted")) ? 1 : 0), name);
+    }
+    RunModel ldm;
+    EventStreamReader reader(&ldm);
+    reader.feed(test::read_all(test::fixture(QStringLiteral("evaluated/events.jsonl"))));
+    QCOMPARE(ldm.status(), RunStatus::finished);
+    QStringList stages;
+    for (const auto& s : ldm.stages()) stages << s.name;
+    QCOMPARE(stages, (QStringList{"autoencoder", "encode", "diffusion", "generate", "evaluate"}));
+    QCOMPARE(ldm.stages().back().status, QStringLiteral("complete"));
+    QVERIFY(ldm.metric_names().contains(QStringLiteral("eval/ms_ssim_fidelity")));
+    RunModel evaluation;
+    EventStreamReader eval_reader(&evaluation);
+    eval_reader.feed(test::read_all(test::fixture(QStringLiteral("evaluated/evaluation/events.jsonl"))));
+    bool memorization_logged = false;
+    for (const auto& line : evaluation.logs(-1)) memorization_logged = memorization_logged || line.message.contains(QLatin1String("image_planted_copy"));
+    QVERIFY(memorization_logged);
   }
 };
 

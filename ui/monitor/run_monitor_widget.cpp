@@ -277,6 +277,10 @@ void RunMonitorWidget::bind_model() {
       if (a.kind == QLatin1String("evaluation")) reload_evaluation();
     });
     connect(model_, &app::RunModel::run_started, this, &RunMonitorWidget::reload_evaluation);
+    connect(model_, &app::RunModel::stage_changed, this, [this] {
+      dirty_labels_ = true;
+      schedule();
+    });
     connect(model_, &app::RunModel::cleared, this, [this] { bind_model(); }, Qt::QueuedConnection);
     for (const app::CheckpointInfo& c : model_->checkpoints()) {
       add_file_entry(tr("checkpoint (%1) at step %2: %3").arg(c.kind).arg(c.step).arg(c.path), c.path);
@@ -445,7 +449,10 @@ void RunMonitorWidget::update_labels() {
   const qint64 step = m.current_step();
   progress_->setRange(0, total > 0 ? static_cast<int>(std::min<qint64>(total, INT_MAX)) : 1);
   progress_->setValue(total > 0 ? static_cast<int>(std::min(step, total)) : 0);
-  step_->setText(total > 0 ? tr("step %1 / %2").arg(step).arg(total) : tr("step %1").arg(step));
+  QString step_text = total > 0 ? tr("step %1 / %2").arg(step).arg(total) : tr("step %1").arg(step);
+  if (const auto stages = model_ ? model_->stages() : QVector<app::StageInfo>{}; !stages.isEmpty())
+    step_text = tr("stage %1 (%2) · %3").arg(stages.back().name, stages.back().status, step_text);
+  step_->setText(step_text);
 
   const double rate = m.throughput();
   if (rate > 0) {

@@ -222,12 +222,12 @@ TEST_F(EventWriterTest, RunFailed) {
 }
 
 TEST_F(EventWriterTest, EmitRejectsReservedFields) {
-  writer_.emit("worker_exit", {{"worker_rank", 1}, {"exit_code", -9}});
+  writer_.emit("stage", {{"stage", "encode"}, {"status", "started"}});
   const json e = only_event(path_);
-  expect_envelope(e, "worker_exit", 2);
-  EXPECT_EQ(e.at("worker_rank"), 1);
-  EXPECT_THROW(writer_.emit("x", {{"time", "now"}}), UsageError);
-  EXPECT_THROW(writer_.emit("x", {{"a", 1}, {"a", 2}}), UsageError);
+  expect_envelope(e, "stage", 2);
+  EXPECT_EQ(e.at("stage"), "encode");
+  EXPECT_THROW(writer_.emit("stage", {{"time", "now"}}), UsageError);
+  EXPECT_THROW(writer_.emit("stage", {{"a", 1}, {"a", 2}}), UsageError);
   EXPECT_EQ(lines_of(path_).size(), 1u);  // nothing written for the refused events
 }
 
