@@ -18,6 +18,8 @@
 #include "diffusion/latent_autoencoder.hpp"
 #include "eval/evaluation.hpp"
 #include "eval/evaluation_output.hpp"
+#include "cli/process_group_from_environment.hpp"
+#include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
 
 namespace fs = std::filesystem;
@@ -70,6 +72,12 @@ int run_evaluate(EvaluateArguments& a) {
   const std::string out = !a.out.empty() ? a.out
                           : is_run_directory(a.generated) ? (fs::path(a.generated) / "evaluation").string()
                                                           : std::string("evaluation");
+  // Under torchrun, srun or `launch`'s environment the work is spread over the
+  // ranks; rank 0 writes the phantoms first and the results at the end.
+  const std::unique_ptr<DistContext> dist = process_group_from_environment(JobSpec{});
+  o.dist = dist.get();
+  const bool rank0 = !dist || dist->rank() == 0;
+  if (!rank0) dist->barrier("evaluate inputs");
   o.generated = volumes_of(a.generated, "GENERATED");
   o.reference = a.reference == "phantoms" ? run_training_volumes(a.generated, (fs::path(out) / "reference-phantoms").string())
                                           : volumes_of(a.reference, "--reference");
@@ -78,6 +86,7 @@ int run_evaluate(EvaluateArguments& a) {
                                                                        : run_training_volumes(a.generated, (fs::path(out) / "reference-phantoms").string()))
                                           : volumes_of(a.training, "--train");
   }
+  if (rank0 && dist) dist->barrier("evaluate inputs");
   // The run's own autoencoder measures the latent distance of the audit.
   std::shared_ptr<AutoencoderKL> autoencoder;
   const fs::path ae_checkpoint = fs::path(a.generated) / "autoencoder" / "checkpoints" / "last.safetensors";
@@ -87,6 +96,7 @@ int run_evaluate(EvaluateArguments& a) {
     o.encoder = [autoencoder](const at::Tensor& x) { return (*autoencoder)->encode(x).first; };
   }
   const EvaluationReport report = evaluate_volumes(o);
+  if (!rank0) return 0;
   const std::string text = write_evaluation_files(report, o, out);
   EventWriter events(EventWriterOptions{.path = fs::path(out) / "events.jsonl", .rank = 0, .echo_stdout = false});
   emit_evaluation_events(report, o, events, 0);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "data/volume_tensor.hpp"
 #include "eval/distribution_metrics.hpp"
 #include "eval/feature_network.hpp"
+#include "eval/parallel_map.hpp"
 #include "volume/volume_io.hpp"
 
 namespace medsynth {
@@ -100,14 +102,27 @@ at::Tensor features_3d(const FeatureNetwork& net, const at::Tensor& v) {
   return net.features(z);
 }
 
-void add_fid_rows(EvaluationReport& r, const LoadedSet& gen, const LoadedSet& ref, const EvaluationOptions& o) {
+// Feature rows of items 0..count-1 (f(i) is [rows_i, F]), spread over the ranks:
+// the width comes from item 0, which every rank computes.
+at::Tensor feature_rows(std::size_t count, const std::function<at::Tensor(std::size_t)>& f, const ParallelMap& map) {
+  const at::Tensor first = f(0);
+  const auto rows_each = first.size(0), width = first.size(1);
+  const auto flat = map.rows(count, static_cast<std::size_t>(rows_each * width), [&](std::size_t i) {
+    const at::Tensor t = (i == 0 ? first : f(i)).contiguous();
+    if (t.size(0) != rows_each || t.size(1) != width) throw RuntimeError("evaluate: the feature network's output changed shape between inputs");
+    return std::vector<double>(t.data_ptr<double>(), t.data_ptr<double>() + t.numel());
+  });
+  std::vector<at::Tensor> parts;
+  for (const auto& row : flat) parts.push_back(at::tensor(row, at::kDouble).view({rows_each, width}));
+  return at::cat(parts, 0);
+}
+
+void add_fid_rows(EvaluationReport& r, const LoadedSet& gen, const LoadedSet& ref, const EvaluationOptions& o, const ParallelMap& map) {
   const FeatureNetwork net(o.feature_network);
   const std::string source = "features of " + o.feature_network;
   if (o.feature_mode == "3d") {
-    std::vector<at::Tensor> g, f;
-    for (const auto& v : gen.scaled) g.push_back(features_3d(net, v));
-    for (const auto& v : ref.scaled) f.push_back(features_3d(net, v));
-    const auto a = at::cat(g, 0), b = at::cat(f, 0);
+    const auto a = feature_rows(gen.scaled.size(), [&](std::size_t i) { return features_3d(net, gen.scaled[i]); }, map);
+    const auto b = feature_rows(ref.scaled.size(), [&](std::size_t i) { return features_3d(net, ref.scaled[i]); }, map);
     r.rows.push_back({"fid_3d", frechet_distance(a, b),
                       source + " (" + std::to_string(a.size(0)) + " vs " + std::to_string(b.size(0)) + " volumes, " +
                           std::to_string(a.size(1)) + " features; z-scored per volume)"});
@@ -116,10 +131,9 @@ void add_fid_rows(EvaluationReport& r, const LoadedSet& gen, const LoadedSet& re
   const std::pair<const char*, int> planes[] = {{"xy", 2}, {"yz", 4}, {"zx", 3}};
   double sum = 0;
   for (const auto& [name, axis] : planes) {
-    std::vector<at::Tensor> g, f;
-    for (const auto& v : gen.scaled) g.push_back(features_2d(net, plane_slices(v, axis, o.center_slices_ratio, o.every_k_slices)));
-    for (const auto& v : ref.scaled) f.push_back(features_2d(net, plane_slices(v, axis, o.center_slices_ratio, o.every_k_slices)));
-    const auto a = at::cat(g, 0), b = at::cat(f, 0);
+    auto slices_of = [&, axis = axis](const at::Tensor& v) { return features_2d(net, plane_slices(v, axis, o.center_slices_ratio, o.every_k_slices)); };
+    const auto a = feature_rows(gen.scaled.size(), [&](std::size_t i) { return slices_of(gen.scaled[i]); }, map);
+    const auto b = feature_rows(ref.scaled.size(), [&](std::size_t i) { return slices_of(ref.scaled[i]); }, map);
     const double fid = frechet_distance(a, b);
     sum += fid;
     r.rows.push_back({std::string("fid_2.5d_") + name, fid,
@@ -169,6 +183,7 @@ EvaluationReport evaluate_volumes(const EvaluationOptions& o) {
   o.validate();
   EvaluationReport r;
   r.grid = o.grid;
+  const ParallelMap map(o.dist);
   const LoadedSet gen = load_set(o.generated, o, r.grid);
   const LoadedSet ref = load_set(o.reference, o, r.grid);
   r.generated = gen.scaled.size();
@@ -195,20 +210,18 @@ EvaluationReport evaluate_volumes(const EvaluationOptions& o) {
   }
   if (ms_problem.empty()) {
     auto diversity = [&](const LoadedSet& s) {
-      std::vector<double> v;
+      std::vector<std::pair<std::size_t, std::size_t>> pairs;
       for (std::size_t i = 0; i < s.scaled.size(); ++i)
-        for (std::size_t j = i + 1; j < s.scaled.size(); ++j) v.push_back(ms_ssim_pair(s.scaled[i], s.scaled[j], ms));
-      return mean_of(v);
+        for (std::size_t j = i + 1; j < s.scaled.size(); ++j) pairs.emplace_back(i, j);
+      return mean_of(map.values(pairs.size(), [&](std::size_t k) { return ms_ssim_pair(s.scaled[pairs[k].first], s.scaled[pairs[k].second], ms); }));
     };
     r.rows.push_back({"ms_ssim_diversity", diversity(gen), "mean over generated pairs (lower: more diverse); " + describe(ms)});
     r.rows.push_back({"ms_ssim_diversity_reference", diversity(ref), "the same over reference pairs: the target"});
-    std::vector<double> all;
-    for (std::size_t i = 0; i < gen.scaled.size(); ++i) {
-      std::vector<double> to_reference;
-      for (const auto& b : ref.scaled) to_reference.push_back(ms_ssim_pair(gen.scaled[i], b, ms));
-      r.per_volume_fidelity.emplace_back(gen.names[i], mean_of(to_reference));
-      all.insert(all.end(), to_reference.begin(), to_reference.end());
-    }
+    const std::size_t n_ref = ref.scaled.size();
+    const auto all = map.values(gen.scaled.size() * n_ref, [&](std::size_t k) { return ms_ssim_pair(gen.scaled[k / n_ref], ref.scaled[k % n_ref], ms); });
+    for (std::size_t i = 0; i < gen.scaled.size(); ++i)
+      r.per_volume_fidelity.emplace_back(gen.names[i], mean_of(std::vector<double>(all.begin() + static_cast<std::ptrdiff_t>(i * n_ref),
+                                                                                    all.begin() + static_cast<std::ptrdiff_t>((i + 1) * n_ref))));
     r.rows.push_back({"ms_ssim_fidelity", mean_of(all), "mean over generated x reference pairs; " + describe(ms)});
   } else {
     r.rows.push_back({"ms_ssim_diversity", k_nan, ms_problem});
@@ -227,7 +240,7 @@ EvaluationReport evaluate_volumes(const EvaluationOptions& o) {
     MemorizationOptions mo;
     mo.threshold = o.memorization_threshold;
     mo.ms_ssim = ms;
-    r.memorization = audit_memorization(gen.scaled, gen.names, train.scaled, train.names, mo, o.encoder);
+    r.memorization = audit_memorization(gen.scaled, gen.names, train.scaled, train.names, mo, o.encoder, map);
     r.audited = true;
     int flagged = 0;
     double lowest = std::numeric_limits<double>::infinity();
@@ -247,7 +260,7 @@ EvaluationReport evaluate_volumes(const EvaluationOptions& o) {
     if (gen.scaled.size() < 2 || ref.scaled.size() < 2) {
       r.rows.push_back({"fid", k_nan, "needs at least 2 generated and 2 reference volumes"});
     } else {
-      add_fid_rows(r, gen, ref, o);
+      add_fid_rows(r, gen, ref, o, map);
     }
   } else {
     r.rows.push_back({"fid", k_nan, "no --features network given (nothing is downloaded)"});

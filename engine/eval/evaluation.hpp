@@ -17,6 +17,8 @@
 
 namespace medsynth {
 
+class DistContext;
+
 struct EvaluationOptions {
   std::vector<std::string> generated;        // volume files (NIfTI) or DICOM series folders
   std::vector<std::string> reference;
@@ -35,6 +37,9 @@ struct EvaluationOptions {
   std::vector<std::string> training;
   double memorization_threshold = 0.2;
   LatentEncoder encoder;
+  // With a process group, the pairwise MS-SSIM, the audit's distances and the
+  // feature rows are spread over its ranks (every rank gets the whole report).
+  DistContext* dist = nullptr;
   void validate() const;                             // UsageError naming the option
 };
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/parallel_map.hpp"
 #include "train/image_metrics.hpp"
 
 namespace medsynth {
@@ -44,6 +45,7 @@ using LatentEncoder = std::function<at::Tensor(const at::Tensor&)>;
 // At least 2 training cases (the baseline needs a neighbour). `encoder` may be empty.
 MemorizationReport audit_memorization(const std::vector<at::Tensor>& generated, const std::vector<std::string>& generated_names,
                                       const std::vector<at::Tensor>& training, const std::vector<std::string>& training_names,
-                                      const MemorizationOptions& options, const LatentEncoder& encoder = {});
+                                      const MemorizationOptions& options, const LatentEncoder& encoder = {},
+                                      const ParallelMap& map = ParallelMap());
 
 }  // namespace medsynth

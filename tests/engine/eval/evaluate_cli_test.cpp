@@ -13,6 +13,7 @@
 
 #include "data/ct_phantom.hpp"
 #include "data/volume_tensor.hpp"
+#include "dist/listen_socket.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 #include "volume/volume_io.hpp"
@@ -187,4 +188,51 @@ TEST(EvaluateCli, APlantedCopyOfATrainingCaseIsFlaggedAndNothingElse) {
       EXPECT_NE(line.find("planted.nii.gz"), std::string::npos) << line;
     }
   EXPECT_EQ(events, 1);
+}
+
+// Issue 20.1, "over ranks": two processes under a torchrun environment split
+// the pairwise MS-SSIM, the audit's distances and the feature rows, and rank 0
+// writes a report with exactly the numbers one process computes.
+TEST(EvaluateCli, TwoRanksComputeTheSameReportAsOneProcess) {
+  test::TempDir dir("evaluate");
+  write_phantoms(dir / "train", {11, 12, 13, 14});
+  write_phantoms(dir / "generated", {21, 22, 23});
+  fs::copy_file(dir / "train" / "ct_12.nii.gz", dir / "generated" / "planted.nii.gz");
+  const std::string net = write_feature_network(dir / "net3d.pt", true);
+  auto argv = [&](const std::string& out) {
+    return std::vector<std::string>{test::engine_binary(), "evaluate", (dir / "generated").string(), "--reference", (dir / "train").string(),
+                                    "--train", (dir / "train").string(), "--features", net, "--feature-mode", "3d", "--out", (dir / out).string()};
+  };
+  // One thread in every process: CPU reductions split by thread count, which
+  // would differ in the last digits for reasons that have nothing to do with ranks.
+  std::vector<std::string> one_process{"/usr/bin/env", "OMP_NUM_THREADS=1"};
+  for (const auto& a : argv("single")) one_process.push_back(a);
+  const auto single = test::run_process(one_process, dir.path().string());
+  ASSERT_EQ(single.exit_code, 0) << single.err;
+
+  std::string port;
+  {
+    const ListenSocket probe("127.0.0.1", 0);  // a free port, released at once
+    port = std::to_string(probe.port());
+  }
+  std::vector<std::unique_ptr<test::ChildProcess>> ranks;
+  for (int rank = 0; rank < 2; ++rank) {
+    std::vector<std::string> command{"/usr/bin/env", "RANK=" + std::to_string(rank), "LOCAL_RANK=" + std::to_string(rank), "WORLD_SIZE=2",
+                                     "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port, "OMP_NUM_THREADS=1"};
+    for (const auto& a : argv("dual")) command.push_back(a);
+    ranks.push_back(std::make_unique<test::ChildProcess>(command, dir.path().string()));
+  }
+  for (auto& r : ranks) {
+    const auto result = r->wait();
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+  }
+  const auto one = metrics_of(dir / "single"), two = metrics_of(dir / "dual");
+  ASSERT_EQ(one.values.size(), two.values.size());
+  for (const auto& [name, value] : one.values) EXPECT_EQ(value, two.at(name)) << name;
+  std::ifstream a(dir / "single" / "evaluation.json"), b(dir / "dual" / "evaluation.json");
+  EXPECT_EQ(json::parse(a).at("memorization").at("cases"), json::parse(b).at("memorization").at("cases"));
+  int artifacts = 0;  // only rank 0 wrote the stream
+  std::ifstream stream(dir / "dual" / "events.jsonl");
+  for (std::string line; std::getline(stream, line);) artifacts += json::parse(line).at("type") == "artifact";
+  EXPECT_EQ(artifacts, 1);
 }
