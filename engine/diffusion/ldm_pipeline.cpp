@@ -64,8 +64,11 @@ struct Pipeline {
     return r;
   }
 
-  // Trains one stage unless complete; returns its last checkpoint.
-  std::string train_stage(const std::string& name, const JobSpec& stage_job) {
+  // Trains one stage unless complete; returns its last checkpoint. Its events
+  // reach the console through this pipeline's stream (metrics as
+  // "<stage>/name", progress as steps step_offset.. of total_steps); its own
+  // run_started/run_finished stay in its folder, off stdout.
+  std::string train_stage(const std::string& name, const JobSpec& stage_job, std::int64_t step_offset, std::int64_t total_steps) {
     RunDirectory r = sub_run(name, stage_job);
     const std::string marker = r.root + "/stage-complete";
     const std::string last = r.checkpoints_dir() + "/last.safetensors";
@@ -75,6 +78,8 @@ struct Pipeline {
     }
     TrainerOptions o = options;
     o.run = r;
+    o.json_stdout = false;
+    o.forward_events = {events.get(), name + "/", step_offset, total_steps};
     o.resume_from = fs::exists(last) ? last : std::string();
     stage(name, o.resume_from.empty() ? "started" : "resumed", r.root);
     if (options.dist) options.dist->set_key_scope(name + "/");
@@ -93,6 +98,9 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
     throw UsageError("--init-weights: an ldm pipeline trains two networks (autoencoder, then diffusion UNet) and a file holds one; "
                      "it is for the autoencoder, vqgan and survival tasks");
   Pipeline p{job, options};
+  // Overall progress counts every training stage's steps.
+  const std::int64_t autoencoder_steps = job.ldm.autoencoder_checkpoint.empty() ? autoencoder_stage_job(job).training.max_steps : 0;
+  const std::int64_t total_steps = autoencoder_steps + job.training.max_steps;
   p.rank = options.dist ? options.dist->rank() : options.rank;
   const int world = options.dist ? options.dist->world_size() : options.world_size;
   p.logger = std::make_unique<RunLogger>(RunLoggerOptions{.path = options.run.rank_log(p.rank),
@@ -107,7 +115,7 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
     e.task = job.task;
     e.world_size = world;
     e.effective_batch = static_cast<std::int64_t>(job.training.batch_size) * world * job.training.gradient_accumulation_steps;
-    e.total_steps = job.training.max_steps;
+    e.total_steps = total_steps;
     std::vector<std::string> stages{"autoencoder", "encode", "diffusion", "generate"};
     if (job.generate.evaluate) stages.push_back("evaluate");
     e.extra = {{"stages", stages},
@@ -119,7 +127,7 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
   try {
     std::string ae_checkpoint = job.ldm.autoencoder_checkpoint;
     if (ae_checkpoint.empty())
-      ae_checkpoint = p.train_stage("autoencoder", autoencoder_stage_job(job));
+      ae_checkpoint = p.train_stage("autoencoder", autoencoder_stage_job(job), 0, total_steps);
     else
       p.stage("autoencoder", "given", ae_checkpoint);
 
@@ -131,7 +139,7 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
                           std::to_string(p.rank) + ")",
             embedding);
 
-    const std::string unet_checkpoint = p.train_stage("diffusion", diffusion_stage_job(job, embedding));
+    const std::string unet_checkpoint = p.train_stage("diffusion", diffusion_stage_job(job, embedding), autoencoder_steps, total_steps);
 
     p.stage("generate", "started", options.run.output_dir());
     GenerateOptions go{unet_checkpoint, ae_checkpoint, embedding, options.run.output_dir(), options.dist, p.logger.get()};

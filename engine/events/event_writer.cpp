@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -178,6 +179,8 @@ void EventWriter::progress(std::int64_t step, std::int64_t total_steps, std::int
   j["samples_per_s"] = number_or_null(samples_per_s);
   j["eta_s"] = eta_s ? number_or_null(*eta_s) : Json(nullptr);
   write_line(serialize(j));
+  if (const auto& f = options_.forward; f.to)
+    f.to->progress(f.step_offset + step, std::max(f.total_steps, f.step_offset + total_steps), epoch, epochs, samples_per_s, eta_s);
 }
 
 void EventWriter::metric(std::int64_t step, std::string_view name, double value) {
@@ -194,6 +197,7 @@ void EventWriter::metric(std::int64_t step, std::string_view name, double value)
     tensorboard = tensorboard_;
   }
   if (tensorboard) tensorboard->add_scalar(name, value, step);
+  if (options_.forward.to) options_.forward.to->metric(step, options_.forward.prefix + std::string(name), value);
 }
 
 void EventWriter::log(LogLevel level, std::string_view message) {
@@ -201,6 +205,7 @@ void EventWriter::log(LogLevel level, std::string_view message) {
   j["level"] = to_string(level);
   j["message"] = message;
   write_line(serialize(j));
+  if (options_.forward.to) options_.forward.to->log(level, "[" + options_.forward.prefix + "] " + std::string(message));
 }
 
 void EventWriter::checkpoint(std::string_view path, std::int64_t step, CheckpointKind kind,
@@ -215,6 +220,10 @@ void EventWriter::checkpoint(std::string_view path, std::int64_t step, Checkpoin
     if (!std::isfinite(*metric_value)) j["nonfinite"] = nonfinite_name(*metric_value);
   }
   write_line(serialize(j));
+  if (options_.forward.to) {
+    const std::string forwarded_metric = metric_name.empty() ? std::string() : options_.forward.prefix + std::string(metric_name);
+    options_.forward.to->checkpoint(path, step, kind, forwarded_metric, metric_value);
+  }
 }
 
 void EventWriter::artifact(std::string_view path, std::string_view kind, std::int64_t step,
@@ -225,6 +234,7 @@ void EventWriter::artifact(std::string_view path, std::string_view kind, std::in
   j["step"] = step;
   j["extra"] = to_json(extra);
   write_line(serialize(j));
+  if (options_.forward.to) options_.forward.to->artifact(path, kind, step, extra);
 }
 
 void EventWriter::restart(int attempt, std::string_view reason) {

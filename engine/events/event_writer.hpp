@@ -29,10 +29,26 @@ class TensorBoardWriter;
 // The schema version written as "v"; bumped only on an incompatible change.
 inline constexpr int k_event_schema_version = event_schema::k_version;
 
+class EventWriter;
+
+// A stage of a pipeline (the ldm pipeline's autoencoder and diffusion runs)
+// also reports into the pipeline's stream, the one the console follows:
+// metrics as "<prefix>name", progress shifted by step_offset within the
+// pipeline's total_steps, logs tagged with the prefix, checkpoints and
+// artifacts as they are. Never run_started, run_finished, run_failed or
+// restart: those would change the pipeline run's status and directory.
+struct EventForwarding {
+  EventWriter* to = nullptr;      // null: nothing forwarded
+  std::string prefix;             // "autoencoder/"
+  std::int64_t step_offset = 0;   // steps of the stages before this one
+  std::int64_t total_steps = 0;   // all stages' steps
+};
+
 struct EventWriterOptions {
   std::filesystem::path path{};  // the run's events.jsonl; parent folders are created; appended to
   int rank = 0;                  // written as "rank" on every event; -1 for the launcher
   bool echo_stdout = false;      // --json: every line also goes to stdout, which then belongs to us
+  EventForwarding forward{};
 };
 
 enum class CheckpointKind { last, best, rollback };

@@ -219,7 +219,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
                                                           .stderr_level = options.quiet ? LogLevel::warn : LogLevel::info});
   if (s.rank0) {
     s.events = std::make_unique<EventWriter>(
-        EventWriterOptions{.path = options.run.events_file(), .rank = rank, .echo_stdout = options.json_stdout});
+        EventWriterOptions{.path = options.run.events_file(), .rank = rank, .echo_stdout = options.json_stdout, .forward = options.forward_events});
     if (job.output.tensorboard) s.events->attach_tensorboard(std::make_shared<TensorBoardWriter>(options.run.tensorboard_dir()));
     s.logger->attach_events(s.events.get());
   }

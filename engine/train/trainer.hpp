@@ -19,6 +19,7 @@
 #include <string>
 
 #include "config/job_spec.hpp"
+#include "events/event_writer.hpp"
 #include "run/run_directory.hpp"
 
 namespace medsynth {
@@ -38,6 +39,9 @@ struct TrainerOptions {
   // A fresh run (step 0, new optimizer) that starts from these weights: a
   // weights-only file or another run's checkpoint of the same model.
   std::string init_weights;
+  // A pipeline's stage: its events also go to the pipeline's stream (which is
+  // then the only one echoed to stdout; see EventForwarding).
+  EventForwarding forward_events;
   std::set<int> inject_nan_at_steps;  // test hook: make the loss NaN at these optimizer steps (once each)
   const std::atomic<int>* stop_signal = nullptr;  // non-zero: save a checkpoint and stop (SIGINT/SIGTERM)
   int stop_after_step = -1;           // test hook: behave as if signalled once this step is done

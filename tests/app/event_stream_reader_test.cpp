@@ -300,6 +300,15 @@ class EventStreamReaderTest : public QObject {
     EventStreamReader reader(&ldm);
     reader.feed(test::read_all(test::fixture(QStringLiteral("evaluated/events.jsonl"))));
     QCOMPARE(ldm.status(), RunStatus::finished);
+    // Issue 23.2: the stages' own run_started/run_finished stay in their folders;
+    // their metrics and progress arrive through the pipeline's stream.
+    QVERIFY2(ldm.run_dir().contains(QLatin1String("/ldm-tiny-")) && !ldm.run_dir().endsWith(QLatin1String("/autoencoder")) &&
+                 !ldm.run_dir().endsWith(QLatin1String("/diffusion")),
+             qPrintable(ldm.run_dir()));
+    QCOMPARE(ldm.total_steps(), 10);  // 4 autoencoder + 6 diffusion steps
+    QCOMPARE(ldm.current_step(), 10);
+    QVERIFY(ldm.metric_names().contains(QStringLiteral("autoencoder/train/loss")));
+    QVERIFY(ldm.metric_names().contains(QStringLiteral("diffusion/train/loss")));
     QStringList stages;
     for (const auto& s : ldm.stages()) stages << s.name;
     QCOMPARE(stages, (QStringList{"autoencoder", "encode", "diffusion", "generate", "evaluate"}));

@@ -18,7 +18,9 @@
 #include <QTextDocument>
 #include <QtTest>
 
+#include "app/runs/event_stream_reader.hpp"
 #include "app/runs/run_model.hpp"
+#include "ui/monitor/metric_chart_view.hpp"
 #include "ui/monitor/evaluation_view.hpp"
 #include "ui/monitor/run_monitor_widget.hpp"
 #include "ui_test_support.hpp"
@@ -105,6 +107,24 @@ class TestEvaluationView : public QObject {
     document.drawContents(&painter);
     painter.end();
     QVERIFY(image.save(test::output_dir() + QStringLiteral("/evaluation-report-page.png")));
+  }
+
+  // Issue 23.2: an ldm run (its stream replayed) draws each stage's loss as
+  // its own curve of the Training loss chart, and the run stays one run.
+  void an_ldm_run_draws_each_stage_as_a_curve() {
+    app::RunModel model;
+    app::EventStreamReader reader(&model);
+    RunMonitorWidget monitor;
+    monitor.set_model(&model);
+    QFile stream(fixture(QStringLiteral("evaluated/events.jsonl")));
+    QVERIFY(stream.open(QIODevice::ReadOnly));
+    reader.feed(stream.readAll());
+    reader.finish();
+    auto* loss = monitor.findChild<MetricChartView*>(QStringLiteral("train/loss"));
+    QVERIFY(loss);
+    QCOMPARE(loss->curve_count(), 3);  // train/loss (empty for ldm), autoencoder, diffusion
+    QCOMPARE(model.status(), app::RunStatus::finished);
+    QCOMPARE(model.stages().size(), 5);
   }
 
   void without_an_evaluation_the_tab_says_how_to_make_one() {

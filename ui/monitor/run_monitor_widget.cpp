@@ -239,10 +239,13 @@ void RunMonitorWidget::set_model(const app::RunModel* model) {
 }
 
 void RunMonitorWidget::bind_model() {
+  stage_curves_.clear();
   for (auto it = charts_.begin(); it != charts_.end(); ++it) {
     it.value()->clear_curves();
     if (model_) it.value()->add_curve(it.key(), model_, it.key());
   }
+  if (model_)
+    for (const QString& name : model_->metric_names()) attach_stage_curve(name);
   custom_chart_->clear_curves();
   if (model_) custom_chart_->add_curve(chooser_->currentText(), model_, chooser_->currentText());
   files_->clear();
@@ -327,9 +330,25 @@ void RunMonitorWidget::schedule() {
   if (!refresh_timer_.isActive()) refresh_timer_.start();
 }
 
+void RunMonitorWidget::attach_stage_curve(const QString& name) {
+  if (!model_ || stage_curves_.contains(name) || charts_.contains(name)) return;
+  for (auto it = charts_.cbegin(); it != charts_.cend(); ++it) {
+    const QString suffix = QLatin1Char('/') + it.key();
+    if (!name.endsWith(suffix) || name.size() == suffix.size()) continue;
+    const QString stage = name.left(name.size() - suffix.size());
+    if (stage.contains(QLatin1Char('/'))) continue;  // "a/b/train/loss" is not a stage's
+    it.value()->add_curve(stage, model_, name);
+    stage_curves_.insert(name, it.value());
+    return;
+  }
+}
+
 void RunMonitorWidget::on_metric_appended(const QString& name, int first_new_index) {
   dirty_metrics_.insert(name);
-  if (first_new_index == 0) dirty_names_ = true;  // a metric seen for the first time
+  if (first_new_index == 0) {
+    dirty_names_ = true;  // a metric seen for the first time
+    attach_stage_curve(name);
+  }
   dirty_labels_ = true;
   schedule();
 }
@@ -384,7 +403,7 @@ void RunMonitorWidget::refresh() {
     update_chooser();
   }
   for (const QString& name : std::as_const(dirty_metrics_)) {
-    MetricChartView* chart = charts_.value(name);
+    MetricChartView* chart = charts_.contains(name) ? charts_.value(name) : stage_curves_.value(name);
     if (chart && !pending_charts_.contains(chart)) pending_charts_ << chart;
     if (custom_chart_->metric(0) == name && !pending_charts_.contains(custom_chart_)) pending_charts_ << custom_chart_;
   }

@@ -139,6 +139,10 @@ class RunMonitorWidget : public QWidget {
   QHash<int, LogView*> logs_;
   QListWidget* files_ = nullptr;
   EvaluationView* evaluation_ = nullptr;  // the Evaluate tab
+  // Pipeline stages' metrics ("autoencoder/train/loss") drawn as extra curves
+  // of the chart of their base metric ("train/loss"), one per stage.
+  QHash<QString, MetricChartView*> stage_curves_;
+  void attach_stage_curve(const QString& name);
 
   QTimer refresh_timer_;
   QTimer stagger_timer_;                          // the next pending chart
