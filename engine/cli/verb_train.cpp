@@ -54,10 +54,6 @@ EvaluateGenerated evaluate_stage(const JobSpec& job, const std::string& run_root
   };
 }
 
-}  // namespace
-
-namespace {
-
 int run(const TrainArguments& given) {
   TrainArguments a = given;
   const EnvLookup environment = process_environment();

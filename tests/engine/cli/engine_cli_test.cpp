@@ -282,3 +282,25 @@ TEST(EngineCli, AWeightsOnlyFileCannotResumeButStartsANewRunWithInitWeights) {
   }
   EXPECT_LT(worst, 1e-6) << "the new run starts from the file's weights (a fresh initialisation differs by O(1))";
 }
+
+// Scenario 13 without a SLURM installation: a requeued job starts again with
+// the same command line and SLURM_RESTART_COUNT > 0; train must continue the
+// newest run of the job instead of starting a new one.
+TEST(EngineCli, ASlurmRestartCountResumesTheNewestRunOfTheJob) {
+  test::TempDir dir("cli");
+  auto job = write_job(dir);
+  auto first = run_process({engine_binary(), "train", job, "training.max_steps=3", "--no-progress"}, dir.path().string());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::string run_dir;
+  for (const auto& run : fs::directory_iterator(dir / "runs")) run_dir = run.path().string();
+  auto requeued = run_process({"/usr/bin/env", "SLURM_JOB_ID=4242", "SLURM_RESTART_COUNT=1", engine_binary(), "train", job,
+                               "training.max_steps=3", "--no-progress"},
+                              dir.path().string());
+  EXPECT_EQ(requeued.exit_code, 0) << requeued.err;
+  EXPECT_NE(requeued.err.find("SLURM_RESTART_COUNT=1: resuming the newest run of this job"), std::string::npos) << requeued.err;
+  EXPECT_NE(requeued.err.find("run directory: " + run_dir), std::string::npos) << requeued.err;
+  int runs = 0;
+  for ([[maybe_unused]] const auto& run : fs::directory_iterator(dir / "runs")) ++runs;
+  EXPECT_EQ(runs, 1) << "no second run directory";
+  EXPECT_NE(test::read_bytes(run_dir + "/logs/rank0.log").find("resumed from"), std::string::npos);
+}
