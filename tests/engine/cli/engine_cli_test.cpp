@@ -60,6 +60,17 @@ void write_phantoms(const fs::path& folder, int count) {
   for (int i = 0; i < count; ++i) write_volume(make_ct_phantom(10 + i, o), (folder / ("ct_" + std::to_string(i) + ".nii.gz")).string());
 }
 
+// Trains the tiny job for `steps` steps into dir/runs and returns its run
+// directory ("" after a failed expectation).
+std::string train_tiny_run(const test::TempDir& dir, const std::string& job, int steps) {
+  const auto r = run_process({engine_binary(), "train", job, "training.max_steps=" + std::to_string(steps), "--no-progress"}, dir.path().string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string run_dir;
+  if (fs::is_directory(dir / "runs"))
+    for (const auto& run : fs::directory_iterator(dir / "runs")) run_dir = run.path().string();
+  return r.exit_code == 0 ? run_dir : std::string();
+}
+
 }  // namespace
 
 TEST(EngineCli, InfoJsonIsValidAndNamesLibTorch) {
@@ -222,10 +233,8 @@ TEST(EngineCli, ARealFullDiskIsAStorageErrorAndThePreviousCheckpointStillLoads) 
 TEST(EngineCli, ResumeContinuesTheRunDirectory) {
   test::TempDir dir("cli");
   auto job = write_job(dir);
-  auto first = run_process({engine_binary(), "train", job, "training.max_steps=3", "--no-progress"}, dir.path().string());
-  ASSERT_EQ(first.exit_code, 0) << first.err;
-  std::string run_dir;
-  for (const auto& run : fs::directory_iterator(dir / "runs")) run_dir = run.path().string();
+  const std::string run_dir = train_tiny_run(dir, job, 3);
+  ASSERT_FALSE(run_dir.empty());
   // A longer schedule is a different job; resuming the same job must work and continue at step 3.
   auto again = run_process({engine_binary(), "train", job, "training.max_steps=3", "--resume", run_dir, "--no-progress"}, dir.path().string());
   EXPECT_EQ(again.exit_code, 0) << again.err;
@@ -289,10 +298,8 @@ TEST(EngineCli, AWeightsOnlyFileCannotResumeButStartsANewRunWithInitWeights) {
 TEST(EngineCli, ASlurmRestartCountResumesTheNewestRunOfTheJob) {
   test::TempDir dir("cli");
   auto job = write_job(dir);
-  auto first = run_process({engine_binary(), "train", job, "training.max_steps=3", "--no-progress"}, dir.path().string());
-  ASSERT_EQ(first.exit_code, 0) << first.err;
-  std::string run_dir;
-  for (const auto& run : fs::directory_iterator(dir / "runs")) run_dir = run.path().string();
+  const std::string run_dir = train_tiny_run(dir, job, 3);
+  ASSERT_FALSE(run_dir.empty());
   auto requeued = run_process({"/usr/bin/env", "SLURM_JOB_ID=4242", "SLURM_RESTART_COUNT=1", engine_binary(), "train", job,
                                "training.max_steps=3", "--no-progress"},
                               dir.path().string());
