@@ -88,12 +88,10 @@ int run_evaluate(EvaluateArguments& a) {
   }
   if (rank0 && dist) dist->barrier("evaluate inputs");
   // The run's own autoencoder measures the latent distance of the audit.
-  std::shared_ptr<AutoencoderKL> autoencoder;
   const fs::path ae_checkpoint = fs::path(a.generated) / "autoencoder" / "checkpoints" / "last.safetensors";
   if (!o.training.empty() && is_run_directory(a.generated) && fs::is_regular_file(ae_checkpoint)) {
     const JobSpec job = load_job_file((fs::path(a.generated) / "job.yaml").string());
-    autoencoder = std::make_shared<AutoencoderKL>(load_autoencoder(job, ae_checkpoint.string(), c10::Device(c10::kCPU)));
-    o.encoder = [autoencoder](const at::Tensor& x) { return (*autoencoder)->encode(x).first; };
+    o.encoder = latent_mean_encoder(job, ae_checkpoint.string(), c10::Device(c10::kCPU));
   }
   const EvaluationReport report = evaluate_volumes(o);
   if (!rank0) return 0;

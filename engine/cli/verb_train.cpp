@@ -44,8 +44,7 @@ EvaluateGenerated evaluate_stage(const JobSpec& job, const std::string& run_root
     o.generated = images;
     o.reference = training_volume_paths(job, out + "/training-phantoms");
     o.training = o.reference;
-    auto autoencoder = std::make_shared<AutoencoderKL>(load_autoencoder(job, autoencoder_checkpoint, c10::Device(c10::kCPU)));
-    o.encoder = [autoencoder](const at::Tensor& x) { return (*autoencoder)->encode(x).first; };
+    o.encoder = latent_mean_encoder(job, autoencoder_checkpoint, c10::Device(c10::kCPU));
     const EvaluationReport report = evaluate_volumes(o);
     const std::string text = write_evaluation_files(report, o, out);
     emit_evaluation_events(report, o, events, step);

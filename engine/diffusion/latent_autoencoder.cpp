@@ -1,5 +1,7 @@
 #include "diffusion/latent_autoencoder.hpp"
 
+#include <memory>
+
 #include <ATen/ATen.h>
 
 #include "core/error.hpp"
@@ -25,6 +27,11 @@ AutoencoderKL load_autoencoder(const JobSpec& job, const std::string& checkpoint
     return AutoencoderKL(ae);
   }
   throw RuntimeError("the autoencoder task has no module named 'autoencoder'");
+}
+
+std::function<at::Tensor(const at::Tensor&)> latent_mean_encoder(const JobSpec& job, const std::string& checkpoint, const c10::Device& device) {
+  auto autoencoder = std::make_shared<AutoencoderKL>(load_autoencoder(job, checkpoint, device));
+  return [autoencoder](const at::Tensor& x) { return (*autoencoder)->encode(x).first; };
 }
 
 int autoencoder_scale(const AutoencoderSpec& spec) { return 1 << (spec.num_channels.size() - 1); }

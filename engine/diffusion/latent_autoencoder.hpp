@@ -7,6 +7,7 @@
 
 #include <c10/core/Device.h>
 
+#include <functional>
 #include <string>
 
 #include "config/job_spec.hpp"
@@ -18,6 +19,9 @@ namespace medsynth {
 // checkpoint of an autoencoder run). UsageError when the checkpoint holds
 // another model; DataError when it cannot be read.
 AutoencoderKL load_autoencoder(const JobSpec& job, const std::string& checkpoint, const c10::Device& device);
+// The same autoencoder as a function from a volume [1, 1, Z, Y, X] to its
+// latent mean (the memorization audit's latent space).
+std::function<at::Tensor(const at::Tensor&)> latent_mean_encoder(const JobSpec& job, const std::string& checkpoint, const c10::Device& device);
 
 // Image-space voxels per latent voxel along each axis (2^(levels - 1)).
 int autoencoder_scale(const AutoencoderSpec& spec);

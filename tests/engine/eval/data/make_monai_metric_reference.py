@@ -8,29 +8,15 @@ Needs torch, monai and scipy (pip; FIDMetric's matrix square root is
 scipy's). Run from this folder:  python3 make_monai_metric_reference.py
 Made with torch 2.15.0 and MONAI 1.6.1.
 """
-import json
-import math
-import struct
+import os
+import sys
 
 import torch
 from monai.metrics import FIDMetric, MMDMetric, MultiScaleSSIMMetric
 
-
-def write_safetensors(path, tensors):
-    header, blobs, offset = {}, [], 0
-    for name, t in tensors.items():
-        data = t.detach().to(torch.float64).contiguous().numpy().tobytes()
-        header[name] = {"dtype": "F64", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    header["__metadata__"] = {"source": "MONAI 1.6.1 metrics, make_monai_metric_reference.py"}
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for b in blobs:
-            f.write(b)
+# One safetensors writer for all MONAI fixtures (the models' script).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models", "data"))
+from make_monai_reference import write_safetensors  # noqa: E402
 
 
 def pattern_volume(batch, size, phase):
@@ -70,7 +56,7 @@ def main():
     five = MultiScaleSSIMMetric(spatial_dims=3, data_range=1.0, kernel_size=5, kernel_sigma=1.0, reduction="none")
     x80, ref80 = pattern_volume(1, 80, 0.0), pattern_volume(1, 80, 0.5)
     t["ms_ssim.k5_default_weights"] = five(x80, ref80).reshape(-1).double()
-    write_safetensors("monai_metrics.safetensors", t)
+    write_safetensors("monai_metrics.safetensors", t, torch.float64, "MONAI 1.6.1 metrics, make_monai_metric_reference.py")
     for k, v in t.items():
         if k.endswith("value") or k.startswith("ms_ssim"):
             print(k, v.tolist())

@@ -17,14 +17,15 @@ import torch
 from monai.networks.nets import AutoencoderKL, DiffusionModelUNet, PatchDiscriminator
 
 
-def write_safetensors(path, tensors):
+def write_safetensors(path, tensors, dtype=torch.float32, source="MONAI reference, make_monai_reference.py"):
+    code = {torch.float32: "F32", torch.float64: "F64"}[dtype]
     header, blobs, offset = {}, [], 0
     for name, t in tensors.items():
-        data = t.detach().to(torch.float32).contiguous().numpy().tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
+        data = t.detach().to(dtype).contiguous().numpy().tobytes()
+        header[name] = {"dtype": code, "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
         offset += len(data)
-    header["__metadata__"] = {"source": "MONAI reference, make_monai_reference.py"}
+    header["__metadata__"] = {"source": source}
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)
     with open(path, "wb") as f:
