@@ -1,5 +1,6 @@
 #include "models/autoencoder_kl_options.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -68,6 +69,7 @@ void AutoencoderKLOptions::validate() const {
   if (attention_levels.size() != num_channels.size())
     fail("attention_levels",
          "must have one entry per level (" + levels + "), got " + std::to_string(attention_levels.size()));
+  validate_maisi();
   if (!std::isfinite(logvar_min) || !std::isfinite(logvar_max) || !(logvar_min < logvar_max))
     throw UsageError("loss.logvar_clamp: must be two finite numbers with min < max (got " + std::to_string(logvar_min) +
                      ", " + std::to_string(logvar_max) + ")");
@@ -75,6 +77,19 @@ void AutoencoderKLOptions::validate() const {
   if (logvar_max > 80.0)
     throw UsageError("loss.logvar_clamp: max must be <= 80 so exp(logvar) stays finite in float32 (got " +
                      std::to_string(logvar_max) + ")");
+}
+
+void AutoencoderKLOptions::validate_maisi() const {
+  if (num_splits < 1) fail("num_splits", "must be >= 1 (got " + std::to_string(num_splits) + ")");
+  if (dim_split < 0 || dim_split > 2) fail("dim_split", "must be 0, 1 or 2 (D, H, W; got " + std::to_string(dim_split) + ")");
+  // The plain network has no split convolutions or float16 norms: accepting
+  // them there would silently do nothing.
+  if (!maisi && num_splits > 1) fail("num_splits", "needs maisi: true (the plain AutoencoderKL does not split)");
+  if (!maisi && norm_float16) fail("norm_float16", "needs maisi: true (the plain AutoencoderKL has no float16 norms)");
+  const bool any_attention = with_encoder_nonlocal_attn || with_decoder_nonlocal_attn ||
+                             std::find(attention_levels.begin(), attention_levels.end(), true) != attention_levels.end();
+  if (any_attention && !include_fc) fail("include_fc", "false is not built yet for attention blocks");
+  if (any_attention && use_combined_linear) fail("use_combined_linear", "true is not built yet for attention blocks");
 }
 
 int AutoencoderKLOptions::compression() const {

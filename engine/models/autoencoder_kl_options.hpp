@@ -30,6 +30,19 @@ struct AutoencoderKLOptions {
   // exponentiates it (MONAI: -30, 20), so sigma and the KL stay finite.
   double logvar_min = -30.0;
   double logvar_max = 20.0;
+  // MAISI's AutoencoderKlMaisi (monai.apps.generation.maisi), the network of
+  // NVIDIA's released weights: the same layers as AutoencoderKL under
+  // deeper names (`...conv.conv.weight`), trilinear upsampling, group norms
+  // computed in float32, and convolutions run in num_splits pieces along
+  // dim_split (0-2 = D, H, W) to bound memory at full size.
+  bool maisi = false;
+  int num_splits = 1;          // MAISI's default is 16; NV-Generate's configs use 2-8
+  int dim_split = 0;
+  bool norm_float16 = false;   // norm outputs rounded to float16 (maisi only)
+  // Attention blocks: an output projection (MONAI's include_fc) and one qkv
+  // projection instead of three (use_combined_linear).
+  bool include_fc = true;
+  bool use_combined_linear = false;
 
   static AutoencoderKLOptions from_spec(const AutoencoderSpec& spec);
   // Also takes the clamp from loss.logvar_clamp.
@@ -38,6 +51,8 @@ struct AutoencoderKLOptions {
   // Throws UsageError naming the first bad field by its job path
   // ("model.autoencoder.num_channels[1]: ...", "loss.logvar_clamp: ...").
   void validate() const;
+
+  void validate_maisi() const;
 
   // Spatial down-scaling per axis (2^(levels - 1)); inputs must be multiples of it.
   int compression() const;

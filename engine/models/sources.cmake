@@ -2,6 +2,8 @@
 # files of engine/train that belong to the models' work.
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/convolution.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/split_convolution.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/maisi_autoencoder_blocks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/spatial_attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_blocks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_coders.cpp

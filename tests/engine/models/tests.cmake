@@ -25,3 +25,7 @@ medsynth_add_test(NAME models_vector_quantizer_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/vector_quantizer_test.cpp
   LIBS medsynth_engine
   LABELS unit)
+medsynth_add_test(NAME models_split_convolution_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/split_convolution_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
