@@ -2,6 +2,8 @@
 
 #include "core/error.hpp"
 
+#include <algorithm>
+
 namespace medsynth {
 
 void NoiseScheduleOptions::validate(const std::string& prefix) const {
@@ -42,6 +44,30 @@ void SchedulerOptions::validate(const std::string& prefix) const {
   if (!errors.empty()) throw ConfigError(std::move(errors));
 }
 
+namespace {
+
+// The MAISI switches: class embedding, cross-attention and its heads. MONAI
+// builds a cross-attention transformer with channels / num_head_channels
+// heads (floor), at every attention level and always in the middle block.
+void validate_maisi_switches(const DiffusionUnetOptions& o, const std::string& prefix, std::vector<FieldError>& errors) {
+  auto add = [&](const std::string& field, const std::string& message) { errors.push_back({prefix + "." + field, message}); };
+  if (o.num_class_embeds < 0) add("num_class_embeds", "must be 0 (no class embedding) or positive");
+  if (o.with_conditioning && o.cross_attention_dim < 1) add("cross_attention_dim", "must be positive with with_conditioning");
+  if (!o.with_conditioning && o.cross_attention_dim != 0) add("cross_attention_dim", "needs with_conditioning (or set it to 0)");
+  if (o.transformer_num_layers < 1) add("transformer_num_layers", "must be at least 1");
+  if (!(o.dropout_cattn >= 0.0 && o.dropout_cattn <= 1.0)) add("dropout_cattn", "must be in [0, 1]");
+  if (!o.with_conditioning) return;
+  const std::size_t levels = std::min(o.channels.size(), std::min(o.num_head_channels.size(), o.attention_levels.size()));
+  for (std::size_t i = 0; i < levels; ++i) {
+    const bool transformer = o.attention_levels[i] || i + 1 == o.channels.size();  // the middle block uses the last level
+    if (transformer && (o.num_head_channels[i] < 1 || o.num_head_channels[i] > o.channels[i]))
+      add("num_head_channels", "level " + std::to_string(i) + ": cross-attention needs 1 to " + std::to_string(o.channels[i]) +
+                                   " channels per head, not " + std::to_string(o.num_head_channels[i]));
+  }
+}
+
+}  // namespace
+
 void DiffusionUnetOptions::validate(const std::string& prefix) const {
   std::vector<FieldError> errors;
   auto add = [&](const std::string& field, const std::string& message) { errors.push_back({prefix + "." + field, message}); };
@@ -57,12 +83,13 @@ void DiffusionUnetOptions::validate(const std::string& prefix) const {
     if (channels[i] < 1 || norm_num_groups < 1 || channels[i] % norm_num_groups != 0)
       add("channels", "every level must be a positive multiple of norm_num_groups (" + std::to_string(norm_num_groups) + ")");
     if (i < num_res_blocks.size() && num_res_blocks[i] < 1) add("num_res_blocks", "every level needs at least one block");
-    if (i < num_head_channels.size() && i < attention_levels.size() && attention_levels[i] && num_head_channels[i] > 0 &&
+    if (i < num_head_channels.size() && i < attention_levels.size() && attention_levels[i] && !with_conditioning && num_head_channels[i] > 0 &&
         channels[i] % num_head_channels[i] != 0)
       add("num_head_channels", "level " + std::to_string(i) + ": channels " + std::to_string(channels[i]) + " not divisible by " +
                                    std::to_string(num_head_channels[i]));
   }
   if (!(norm_eps > 0)) add("norm_eps", "must be positive");
+  validate_maisi_switches(*this, prefix, errors);
   if (!errors.empty()) throw ConfigError(std::move(errors));
 }
 

@@ -56,6 +56,21 @@ struct DiffusionUnetOptions {
   int norm_num_groups = 32;
   double norm_eps = 1e-6;
   bool include_spacing_input = false;                    // MAISI's spacing conditioning
+  // The rest of MONAI's DiffusionModelUNetMaisi (docs/maisi-networks-unet.md).
+  // Defaults keep plain DiffusionModelUNet's shape, so include_fc stays true
+  // here although MAISI's default is false: set it from the released config.
+  int num_class_embeds = 0;                              // >0: `class_embedding` (MONAI's None is 0); class_labels in [0, n)
+  bool include_top_region_index_input = false;           // `top_region_index_layer`, a [B, 4] input
+  bool include_bottom_region_index_input = false;        // `bottom_region_index_layer`, a [B, 4] input
+  bool resblock_updown = false;                          // resnet blocks (avg pool / nearest) as down/upsamplers
+  bool with_conditioning = false;                        // attention levels become cross-attention transformers
+  int transformer_num_layers = 1;                        // transformer blocks per cross-attention
+  int cross_attention_dim = 0;                           // context channels; required (>0) with with_conditioning
+  bool upcast_attention = false;                         // cross-attention in float32 under fp16/bf16
+  bool include_fc = true;                                // attention output projection `out_proj`
+  bool use_combined_linear = false;                      // one `qkv` projection instead of to_q/to_k/to_v
+  bool use_flash_attention = false;                      // accepted for MONAI configs; the math is the same
+  double dropout_cattn = 0.0;                            // dropout inside the cross-attention transformers
 
   // Throws ConfigError naming `prefix`.field.
   void validate(const std::string& prefix) const;

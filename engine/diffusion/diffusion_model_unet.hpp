@@ -1,11 +1,12 @@
 // The latent diffusion network: a 3D UNet in the shape of MONAI's
-// DiffusionModelUNet as MAISI configures it (sinusoidal timestep embedding ->
-// time_embed MLP, residual blocks with GroupNorm, self-attention at the coarse
-// levels, skip connections, zero-initialised output conv). Parameter names
-// mirror MONAI's state_dict, so converted MAISI weights load by name
-// (docs/latent-diffusion.md). Optional conditioning on voxel spacing follows
-// MAISI's DiffusionModelUNetMaisi: a `spacing_layer` MLP whose output is
-// concatenated to the time embedding.
+// DiffusionModelUNetMaisi (sinusoidal timestep embedding -> time_embed MLP,
+// optional class / region-index / spacing embeddings, residual blocks with
+// GroupNorm, self- or cross-attention at the configured levels, skip
+// connections, zero-initialised output conv). With the default options it is
+// MONAI's plain DiffusionModelUNet. Parameter names mirror MONAI's state_dict,
+// so NVIDIA's released MAISI weights load by name (docs/latent-diffusion.md,
+// docs/maisi-networks-unet.md). A ControlNetMaisi (controlnet_maisi.hpp) adds
+// its residuals through UnetConditioning.
 // Built by the LDM task (train/ldm_task.cpp) and the latent sampler.
 #pragma once
 
@@ -14,17 +15,23 @@
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/container/sequential.h>
 
-#include <string>
 #include <vector>
 
 #include "config/diffusion_spec.hpp"
 #include "diffusion/diffusion_unet_blocks.hpp"
+#include "diffusion/unet_conditioning.hpp"
 
 namespace medsynth {
 
-// Sinusoidal embedding of (possibly fractional) timesteps [B] -> [B, dim]:
-// cos then sin halves, frequencies exp(-ln(10000) i / (dim/2)) (Ho et al.).
-at::Tensor timestep_embedding(const at::Tensor& timesteps, std::int64_t dim);
+// Everything forward() takes beside x and the timesteps (MONAI's keyword arguments).
+struct UnetConditioning {
+  UnetEmbeddingInputs embedding;  // class labels, region indices, spacing
+  at::Tensor context;             // [B, tokens, cross_attention_dim] with with_conditioning
+  // A ControlNet's outputs: one residual per skip (down_block_res_samples,
+  // conv_in's output first) and one for the middle block's output.
+  std::vector<at::Tensor> down_block_additional_residuals;
+  at::Tensor mid_block_additional_residual;
+};
 
 class DiffusionModelUNetImpl : public torch::nn::Module {
  public:
@@ -33,17 +40,19 @@ class DiffusionModelUNetImpl : public torch::nn::Module {
   // timesteps [B] in [0, T], spacing [B, 3] (mm x 100, as MAISI feeds it)
   // when include_spacing_input.
   at::Tensor forward(const at::Tensor& x, const at::Tensor& timesteps, const at::Tensor& spacing = {});
+  at::Tensor forward(const at::Tensor& x, const at::Tensor& timesteps, const UnetConditioning& conditioning);
   const DiffusionUnetOptions& options() const { return options_; }
 
   Convolution conv_in{nullptr};
-  torch::nn::Sequential time_embed{nullptr};
-  torch::nn::Sequential spacing_layer{nullptr};
+  UnetEmbedding embedding;  // time_embed, class_embedding, *_region_index_layer, spacing_layer
   torch::nn::ModuleList down_blocks{nullptr};
   DiffusionMidBlock middle_block{nullptr};
   torch::nn::ModuleList up_blocks{nullptr};
   torch::nn::Sequential out{nullptr};
 
  private:
+  at::Tensor run_up_blocks(at::Tensor h, const at::Tensor& emb, const at::Tensor& context, std::vector<at::Tensor>& skips);
+
   DiffusionUnetOptions options_;
 };
 TORCH_MODULE(DiffusionModelUNet);

@@ -7,8 +7,12 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/noise_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rectified_flow_scheduler.cpp)
 target_sources(medsynth_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/controlnet_maisi.cpp
   ${CMAKE_CURRENT_LIST_DIR}/diffusion_model_unet.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/diffusion_unet_blocks.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/diffusion_unet_blocks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/spatial_transformer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/unet_conditioning.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/unet_levels.cpp)
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/encode_stage.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generate_stage.cpp

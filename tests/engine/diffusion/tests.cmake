@@ -25,3 +25,10 @@ medsynth_add_test(NAME diffusion_tiled_decode_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/tiled_decode_test.cpp
   LIBS medsynth_engine
   LABELS unit)
+# Parity with MONAI's DiffusionModelUNetMaisi and ControlNetMaisi: reference
+# weights and outputs written by data/make_maisi_unet_reference.py.
+medsynth_add_test(NAME diffusion_maisi_unet_parity_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/maisi_unet_parity_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
+target_compile_definitions(diffusion_maisi_unet_parity_test PRIVATE MEDSYNTH_DIFFUSION_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
