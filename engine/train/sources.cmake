@@ -8,11 +8,16 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/loss_scaler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ldm_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pickle_globals.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pickle_graph.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pickle_machine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sliding_window_inference.cpp
   ${CMAKE_CURRENT_LIST_DIR}/survival_metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/survival_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensor_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/task.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/torch_archive.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/torch_archive_contents.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/vqgan_task.cpp)

@@ -1,0 +1,77 @@
+// Reads files written by PyTorch's torch.save without Python: the zip format
+// (torch >= 1.6) and the legacy stream of pickles (older torch, e.g. MedicalNet
+// weights). Used to import pretrained weights (NVIDIA MAISI, MedicalNet) into
+// our own safetensors checkpoints.
+//
+// The pickle inside is read by a restricted machine, like torch.load(
+// weights_only=True): only containers, numbers, strings and tensors come out;
+// any other global (os.system, a model class) is refused before anything is
+// built, so a hostile file gives a DataError and runs nothing. LibTorch's own
+// torch::pickle_load is not used: it fails on state dicts (the `_metadata`
+// attribute of their OrderedDict) and has no whitelist. docs/maisi.md has the
+// formats, the whitelist and the limits.
+//
+// Thread-safe (no shared state). Every failure is a DataError naming the file.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace medsynth {
+
+// One unpickled value. Dict keeps the file's order and may have any value as key.
+struct PickleValue {
+  struct None {};
+  struct Bytes {
+    std::string data;
+  };
+  struct List {
+    std::vector<PickleValue> items;
+  };
+  struct Tuple {
+    std::vector<PickleValue> items;
+  };
+  struct Dict {
+    std::vector<std::pair<PickleValue, PickleValue>> items;
+  };
+  // std::string holds Python str as UTF-8; at::Tensor is always on the CPU.
+  using Variant = std::variant<None, bool, std::int64_t, double, std::string, Bytes, List, Tuple, Dict, at::Tensor>;
+
+  Variant value;
+
+  template <class T>
+  const T* get_if() const {
+    return std::get_if<T>(&value);
+  }
+  // The value under a string key when this is a dict (the last such entry,
+  // as in Python), else nullptr.
+  const PickleValue* find(std::string_view key) const;
+  // "dict", "tensor", ... for error messages.
+  const char* kind_name() const;
+};
+
+// Reads a torch.save file. Throws DataError(path, reason) when the file is
+// missing, not a torch.save file, truncated, big-endian, refers to a global
+// outside the whitelist, or breaks a limit (nesting depth, pickle size, memo
+// size, a tensor reaching outside its storage).
+PickleValue read_torch_file(const std::string& path);
+
+// The model's tensors: the dict under the first of unet_state_dict,
+// controlnet_state_dict, state_dict, model that holds one, else the top level.
+// A `module.` prefix on every name (DataParallel) is dropped. Throws
+// DataError(path, ...) when no tensor is found.
+std::map<std::string, at::Tensor> state_dict_of(const PickleValue& root, const std::string& path);
+
+// Numbers stored beside the weights (scale_factor, epoch, ...): top-level bool,
+// int and float entries, and one-element 0-d tensors when the weights sit
+// under one of the keys above (a bare state dict's 0-d tensors are weights).
+std::map<std::string, double> scalar_extras_of(const PickleValue& root);
+
+}  // namespace medsynth
