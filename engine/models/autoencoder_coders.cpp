@@ -48,7 +48,10 @@ torch::nn::AnyModule upsample_block(std::int64_t channels, const AutoencoderKLOp
 }
 
 torch::nn::AnyModule attention_block(std::int64_t channels, const AutoencoderKLOptions& o) {
-  return torch::nn::AnyModule(SpatialAttentionBlock(channels, o.norm_num_groups, o.norm_eps));
+  SelfAttentionOptions attention;
+  attention.include_fc = o.include_fc;
+  attention.use_combined_linear = o.use_combined_linear;
+  return torch::nn::AnyModule(SpatialAttentionBlock(channels, o.norm_num_groups, o.norm_eps, 0, attention));
 }
 
 // MONAI's "non-local attention": res block, attention, res block at the

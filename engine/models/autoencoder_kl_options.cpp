@@ -1,6 +1,5 @@
 #include "models/autoencoder_kl_options.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -86,10 +85,6 @@ void AutoencoderKLOptions::validate_maisi() const {
   // them there would silently do nothing.
   if (!maisi && num_splits > 1) fail("num_splits", "needs maisi: true (the plain AutoencoderKL does not split)");
   if (!maisi && norm_float16) fail("norm_float16", "needs maisi: true (the plain AutoencoderKL has no float16 norms)");
-  const bool any_attention = with_encoder_nonlocal_attn || with_decoder_nonlocal_attn ||
-                             std::find(attention_levels.begin(), attention_levels.end(), true) != attention_levels.end();
-  if (any_attention && !include_fc) fail("include_fc", "false is not built yet for attention blocks");
-  if (any_attention && use_combined_linear) fail("use_combined_linear", "true is not built yet for attention blocks");
 }
 
 int AutoencoderKLOptions::compression() const {

@@ -156,6 +156,18 @@ TEST(MaisiParity, AutoencoderSplitInFourAlongDWithTransposedConvolutions) {
   check_autoencoder(o, "maisi_autoencoder_deconv");
 }
 
+// Attention at the coarse level and in the non-local blocks (which MAISI
+// keeps as plain AEKLResBlocks), one qkv projection and no output projection.
+TEST(MaisiParity, AutoencoderWithAttentionCombinedQkvAndNoOutputProjection) {
+  auto o = maisi_options({4, 8}, {1, 1}, 2, 2, 2);
+  o.attention_levels = {false, true};
+  o.with_encoder_nonlocal_attn = true;
+  o.with_decoder_nonlocal_attn = true;
+  o.include_fc = false;
+  o.use_combined_linear = true;
+  check_autoencoder(o, "maisi_autoencoder_attention");
+}
+
 TEST(MaisiParity, AutoencoderWithFloat16NormsUnderFloat16Autocast) {
   auto o = maisi_options({4, 8}, {1, 1}, 2, 2, 1);
   o.norm_float16 = true;
