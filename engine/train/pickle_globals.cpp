@@ -121,7 +121,11 @@ std::uint32_t torch_device(Graph& g, const std::vector<std::uint32_t>& args) {
   if (args.empty() || args.size() > 2) g.fail(sig);
   Node s = make(NodeKind::string);
   s.text = expect(g, args[0], NodeKind::string, sig).text;
-  if (args.size() == 2) s.text += ":" + std::to_string(expect_int(g, args[1], sig));
+  if (args.size() == 2) {
+    const auto index = std::to_string(expect_int(g, args[1], sig));
+    s.text.push_back(':');
+    s.text.append(index);  // appended, not `":" + index`: GCC 12 warns falsely on that temporary
+  }
   return g.add(std::move(s));
 }
 
