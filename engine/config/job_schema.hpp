@@ -45,6 +45,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("prefetch", d.prefetch);
   });
   v.section("model", [&] {
+    v.field("tensor_axes", job.model.tensor_axes);
     v.section("autoencoder", [&] {
       auto& a = job.model.autoencoder;
       v.field("spatial_dims", a.spatial_dims);
@@ -60,6 +61,12 @@ void visit_job(Job& job, Visitor& v) {
       v.field("with_decoder_nonlocal_attn", a.with_decoder_nonlocal_attn);
       v.field("use_checkpointing", a.use_checkpointing);
       v.field("use_convtranspose", a.use_convtranspose);
+      v.field("maisi", a.maisi);
+      v.field("num_splits", a.num_splits);
+      v.field("dim_split", a.dim_split);
+      v.field("norm_float16", a.norm_float16);
+      v.field("include_fc", a.include_fc);
+      v.field("use_combined_linear", a.use_combined_linear);
     });
     v.section("discriminator", [&] {
       auto& d = job.model.discriminator;
@@ -76,6 +83,13 @@ void visit_job(Job& job, Visitor& v) {
       v.field("norm_num_groups", u.norm_num_groups);
       v.field("norm_eps", u.norm_eps);
       v.field("include_spacing_input", u.include_spacing_input);
+      v.field("num_class_embeds", u.num_class_embeds);
+      v.field("include_top_region_index_input", u.include_top_region_index_input);
+      v.field("include_bottom_region_index_input", u.include_bottom_region_index_input);
+      v.field("resblock_updown", u.resblock_updown);
+      v.field("include_fc", u.include_fc);
+      v.field("use_combined_linear", u.use_combined_linear);
+      v.field("use_flash_attention", u.use_flash_attention);
     });
     v.section("vqgan", [&] {
       auto& q = job.model.vqgan;
@@ -193,6 +207,9 @@ void visit_job(Job& job, Visitor& v) {
     v.field("orientation", g.orientation);
     v.field("decode_tile", g.decode_tile);
     v.field("evaluate", g.evaluate);
+    v.field("modality", g.modality);
+    v.field("top_region_index", g.top_region_index);
+    v.field("bottom_region_index", g.bottom_region_index);
   });
 }
 

@@ -74,6 +74,14 @@ struct AutoencoderSpec {
   bool with_decoder_nonlocal_attn = false;
   bool use_checkpointing = false;   // accepted for MAISI compatibility; ignored on CPU
   bool use_convtranspose = false;
+  // MAISI's AutoencoderKlMaisi, the network of NVIDIA's released weights
+  // (engine/models/autoencoder_kl_options.hpp; docs/maisi.md).
+  bool maisi = false;
+  int num_splits = 1;               // convolutions in pieces along dim_split (memory)
+  int dim_split = 0;                // 0, 1, 2 = D, H, W
+  bool norm_float16 = false;        // norm outputs rounded to float16 (maisi only)
+  bool include_fc = true;           // attention blocks: an output projection
+  bool use_combined_linear = false; // attention blocks: one qkv projection
 
   bool operator==(const AutoencoderSpec&) const = default;
 };
@@ -118,6 +126,10 @@ struct ModelSpec {
   DiffusionUnetOptions diffusion_unet;  // task ldm; in/out channels follow autoencoder.latent_channels
   VqganSpec vqgan;                      // task vqgan
   ResNetSpec resnet;                    // task survival
+  // The order of the networks' spatial axes: zyx, as medsynth's loaders give
+  // volumes ([D, H, W] = z, y, x), or xyz, as MONAI's arrays hold them (NVIDIA's
+  // MAISI weights, imported by `import-maisi`). Only generate reads xyz.
+  std::string tensor_axes = "zyx";
 
   bool operator==(const ModelSpec&) const = default;
 };
@@ -223,6 +235,11 @@ struct GenerateSpec {
   std::string orientation = "RAS";            // RAS | LPS: the axis directions written to the NIfTI
   int decode_tile = 0;                        // latent tile edge for the tiled decode; 0: decode in one piece
   bool evaluate = false;                      // ldm: an evaluate stage after generate (docs/evaluation.md)
+  // The UNet's conditioning inputs, each used when the UNet has that input
+  // (model.diffusion_unet.num_class_embeds, include_*_region_index_input).
+  int modality = 1;                           // class label (MAISI: 1 = CT)
+  std::vector<int> top_region_index;          // 4 values: one-hot body region of the top slice (MAISI ddpm-ct)
+  std::vector<int> bottom_region_index;       // 4 values: of the bottom slice
 
   bool operator==(const GenerateSpec&) const = default;
 };

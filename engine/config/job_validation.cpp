@@ -90,6 +90,12 @@ void check_model(const JobSpec& job, Checks& c) {
   c.at_least(ae + "latent_channels", a.latent_channels, 1);
   c.at_least(ae + "norm_num_groups", a.norm_num_groups, 1);
   c.above(ae + "norm_eps", a.norm_eps, 0.0);
+  c.one_of("model.tensor_axes", job.model.tensor_axes, {"zyx", "xyz"});
+  c.at_least(ae + "num_splits", a.num_splits, 1);
+  c.within(ae + "dim_split", a.dim_split, 0, 2);
+  // The plain network has neither: accepting them there would do nothing.
+  if (!a.maisi && a.num_splits > 1) c.fail(ae + "num_splits", "needs model.autoencoder.maisi: true");
+  if (!a.maisi && a.norm_float16) c.fail(ae + "norm_float16", "needs model.autoencoder.maisi: true");
   if (a.num_channels.empty()) {
     c.fail(ae + "num_channels", "must hold at least one level");
   } else {
@@ -210,6 +216,15 @@ void check_latent_diffusion(const JobSpec& job, Checks& c, std::vector<FieldErro
   if (!all_finite_positive(g.spacing)) c.fail("generate.spacing", "every entry must be > 0 mm (got " + list_text(g.spacing) + ")");
   c.one_of("generate.orientation", g.orientation, {"RAS", "LPS"});
   c.at_least("generate.decode_tile", g.decode_tile, 0);
+  const auto& u = job.model.diffusion_unet;
+  if (u.num_class_embeds > 0) c.within("generate.modality", g.modality, 0, u.num_class_embeds - 1);
+  auto check_region = [&](const char* field, const std::vector<int>& region, bool needed) {
+    if (needed && region.size() != 4)
+      c.fail(field, "the UNet takes a body region: give 4 values, one-hot head, chest, abdomen, lower body (got " +
+                        std::to_string(region.size()) + ")");
+  };
+  check_region("generate.top_region_index", g.top_region_index, u.include_top_region_index_input);
+  check_region("generate.bottom_region_index", g.bottom_region_index, u.include_bottom_region_index_input);
   // Image -> latent shrinks by 2 per autoencoder level after the first; the
   // UNet halves the latent once per level after its first.
   const auto ae_levels = job.model.autoencoder.num_channels.size();

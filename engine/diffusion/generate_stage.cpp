@@ -40,8 +40,10 @@ std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string
 
 namespace {
 
-Volume to_output_volume(const at::Tensor& image, const JobSpec& job) {
+// [1, 1, D, H, W] = z, y, x whatever the networks' axis order.
+Volume to_output_volume(const at::Tensor& network_image, const JobSpec& job) {
   const auto& g = job.generate;
+  const auto image = job.model.tensor_axes == "xyz" ? network_image.permute({0, 1, 4, 3, 2}) : network_image;
   Volume geometry = make_volume({static_cast<std::size_t>(image.size(4)), static_cast<std::size_t>(image.size(3)),
                                  static_cast<std::size_t>(image.size(2))},
                                 g.spacing);
@@ -55,8 +57,24 @@ Volume to_output_volume(const at::Tensor& image, const JobSpec& job) {
 
 }  // namespace
 
+UnetEmbeddingInputs generation_inputs(const JobSpec& job, const c10::Device& device) {
+  const auto& u = job.model.diffusion_unet;
+  const auto& g = job.generate;
+  const auto row = [&](const auto& values) {
+    std::vector<float> v(values.begin(), values.end());
+    return at::tensor(v, at::kFloat).view({1, static_cast<std::int64_t>(v.size())}).to(device);
+  };
+  UnetEmbeddingInputs inputs;
+  // MAISI feeds the spacing in mm x 100, x, y, z (as the ldm task trains on it too).
+  if (u.include_spacing_input) inputs.spacing = row(g.spacing) * 100.0;
+  if (u.num_class_embeds > 0) inputs.class_labels = at::full({1}, g.modality, at::TensorOptions().dtype(at::kLong).device(device));
+  if (u.include_top_region_index_input) inputs.top_region_index = row(g.top_region_index);
+  if (u.include_bottom_region_index_input) inputs.bottom_region_index = row(g.bottom_region_index);
+  return inputs;
+}
+
 at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape, std::int64_t seed,
-                         const at::Tensor& spacing, const c10::Device& device) {
+                         const UnetEmbeddingInputs& inputs, const c10::Device& device) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed));
   const auto cpu = at::TensorOptions().dtype(at::kFloat);
   auto x = at::randn(shape, gen, cpu).to(device);
@@ -64,7 +82,9 @@ at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler&
   const auto steps = scheduler.inference_timesteps(numel);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const double t = steps[i], next = i + 1 < steps.size() ? steps[i + 1] : -1.0;
-    auto out = unet.forward(x, at::full({shape[0]}, t, cpu).to(device), spacing);
+    UnetConditioning conditioning;
+    conditioning.embedding = inputs;
+    auto out = unet.forward(x, at::full({shape[0]}, t, cpu).to(device), conditioning);
     auto noise = scheduler.stochastic() ? at::randn(shape, gen, cpu).to(device) : at::Tensor();
     x = scheduler.step(out.to(at::kFloat), t, next, x, noise);
   }
@@ -88,8 +108,8 @@ class ImageMaker {
     const int factor = autoencoder_scale(job.model.autoencoder);
     const auto& size = job.generate.output_size;
     shape_ = {1, job.model.autoencoder.latent_channels, size[2] / factor, size[1] / factor, size[0] / factor};
-    if (job.model.diffusion_unet.include_spacing_input)
-      spacing_ = (at::tensor(std::vector<double>(job.generate.spacing.begin(), job.generate.spacing.end()), at::kFloat) * 100.0).view({1, 3}).to(device);
+    if (job.model.tensor_axes == "xyz") std::swap(shape_[2], shape_[4]);
+    inputs_ = generation_inputs(job, device);
     provenance_.engine_version = MEDSYNTH_VERSION;
     provenance_.unet_checkpoint = fs::absolute(o.unet_checkpoint).string();
     provenance_.unet_checkpoint_hash = file_fnv1a64(o.unet_checkpoint);
@@ -107,7 +127,7 @@ class ImageMaker {
   void make(GeneratedImage& p) {
     at::NoGradGuard no_grad;
     const auto started = std::chrono::steady_clock::now();
-    auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, p.seed, spacing_, device_);
+    auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, p.seed, inputs_, device_);
     auto image = decode_tiled(*ae_, z / scale_, job_.generate.decode_tile);
     GenerationProvenance provenance = provenance_;
     provenance.seed = p.seed;
@@ -128,7 +148,7 @@ class ImageMaker {
   AutoencoderKL ae_;
   double scale_ = 1.0;
   std::vector<std::int64_t> shape_;
-  at::Tensor spacing_;
+  UnetEmbeddingInputs inputs_;
   GenerationProvenance provenance_;
 };
 

@@ -16,6 +16,7 @@
 #include <c10/core/Device.h>
 
 #include "config/job_spec.hpp"
+#include "diffusion/unet_conditioning.hpp"
 
 namespace medsynth {
 
@@ -50,7 +51,10 @@ std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string
 // randomness (initial noise, ancestral step noise) comes from `seed`. Also
 // timed by tests/bench/ldm_sampling_bench.cpp.
 at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape, std::int64_t seed,
-                         const at::Tensor& spacing, const c10::Device& device);
+                         const UnetEmbeddingInputs& inputs, const c10::Device& device);
+// The UNet's inputs beside x and t for job.generate: spacing, modality class
+// and body regions, each where model.diffusion_unet takes it.
+UnetEmbeddingInputs generation_inputs(const JobSpec& job, const c10::Device& device);
 
 // Generates this rank's images; returns them (skipped ones too). Each file
 // carries its provenance (diffusion/generation_provenance.hpp).

@@ -94,6 +94,11 @@ struct Pipeline {
 }  // namespace
 
 TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, const EvaluateGenerated& evaluate) {
+  // The loaders give zyx volumes; training xyz networks on them would teach
+  // MAISI's weights a transposed anatomy.
+  if (job.model.tensor_axes != "zyx")
+    throw UsageError("model.tensor_axes: " + job.model.tensor_axes +
+                     " networks (imported MAISI weights) can generate but not train; medsynth's loaders give zyx volumes");
   if (!options.init_weights.empty())
     throw UsageError("--init-weights: an ldm pipeline trains two networks (autoencoder, then diffusion UNet) and a file holds one; "
                      "it is for the autoencoder, vqgan and survival tasks");

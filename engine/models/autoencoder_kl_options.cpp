@@ -33,6 +33,12 @@ AutoencoderKLOptions AutoencoderKLOptions::from_spec(const AutoencoderSpec& spec
   o.with_decoder_nonlocal_attn = spec.with_decoder_nonlocal_attn;
   o.use_checkpointing = spec.use_checkpointing;
   o.use_convtranspose = spec.use_convtranspose;
+  o.maisi = spec.maisi;
+  o.num_splits = spec.num_splits;
+  o.dim_split = spec.dim_split;
+  o.norm_float16 = spec.norm_float16;
+  o.include_fc = spec.include_fc;
+  o.use_combined_linear = spec.use_combined_linear;
   return o;
 }
 

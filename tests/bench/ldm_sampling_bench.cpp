@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
   for (const auto& row : rows) {
     auto scheduler = make_scheduler(row.options);
     const auto steps = scheduler->inference_timesteps(static_cast<double>(edge) * edge * edge);  // for the table
-    auto diffusion_only = [&] { return sample_latent(*unet, *scheduler, shape, 42, at::Tensor(), c10::Device(c10::kCPU)); };
+    auto diffusion_only = [&] { return sample_latent(*unet, *scheduler, shape, 42, UnetEmbeddingInputs{}, c10::Device(c10::kCPU)); };
     const int r = row.options.kind == "ddpm" ? std::max(3, runs / 2) : runs;  // DDPM dominates the run time
     const auto diffusion = time_it([&] { diffusion_only(); }, r);
     const double e2e = diffusion.median + decode.median;
