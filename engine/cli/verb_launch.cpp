@@ -1,12 +1,14 @@
 // `medsynth-engine launch [--nproc-per-node N --nnodes M --node-rank R
 // --master-addr A --master-port P --max-restarts K] train JOB [overrides]
 // [train options]`: torchrun's option names, our agent (dist/agent.hpp).
+// `launch ... generate RUN [generate options]` samples on every worker.
 #include <CLI/CLI.hpp>
 #include <torch/cuda.h>
 
 #include <unistd.h>
 
 #include <climits>
+#include <filesystem>
 #include <thread>
 
 #include "cli/signals.hpp"
@@ -16,14 +18,35 @@
 #include "core/error.hpp"
 #include "dist/agent.hpp"
 
+namespace fs = std::filesystem;
+
 namespace medsynth::cli {
 namespace {
+
+// `launch ... generate RUN [overrides] [--num-images N] [--base-seed S]
+// [--output-dir D]`: every worker samples its share of the images.
+struct GenerateArguments {
+  std::string run_dir, output_dir;
+  std::vector<std::string> overrides;
+  int num_images = -1;
+  std::int64_t base_seed = -1;
+
+  std::vector<std::string> worker_argv() const {
+    std::vector<std::string> argv{"generate", run_dir};
+    argv.insert(argv.end(), overrides.begin(), overrides.end());
+    if (num_images >= 0) argv.insert(argv.end(), {"--num-images", std::to_string(num_images)});
+    if (base_seed >= 0) argv.insert(argv.end(), {"--base-seed", std::to_string(base_seed)});
+    if (!output_dir.empty()) argv.insert(argv.end(), {"--output-dir", output_dir});
+    return argv;
+  }
+};
 
 struct LaunchArguments {
   AgentOptions agent;
   std::string nproc = "1";
   std::string rendezvous_id;
   TrainArguments train;
+  GenerateArguments generate;
 };
 
 // --nproc-per-node: a number, "gpu" (one per CUDA device) or "cpu"/"auto"
@@ -53,6 +76,14 @@ std::string self_executable() {
   return std::string(buffer, static_cast<std::size_t>(n));
 }
 
+int run_launch(AgentOptions& o) {
+  install_stop_handlers();
+  o.stop_signal = &stop_flag();
+  const int code = run_agent(o);
+  if (code == 130 || code == 143) throw Interrupted("launch stopped by signal");
+  return code;
+}
+
 }  // namespace
 
 Action add_launch_verb(CLI::App& app) {
@@ -75,10 +106,26 @@ Action add_launch_verb(CLI::App& app) {
   cmd->require_subcommand(1);
   auto* train = cmd->add_subcommand("train", "The training job every worker runs (same options as `medsynth-engine train`)");
   add_train_options(*train, args->train);
-  return [args] {
+  auto* generate = cmd->add_subcommand("generate", "Sample from a task: ldm run on every worker (same options as `medsynth-engine generate`)");
+  GenerateArguments& g = args->generate;
+  generate->add_option("run_dir", g.run_dir, "Run directory of a task: ldm job (or one made by import-maisi)")->required()->check(CLI::ExistingDirectory);
+  generate->add_option("overrides", g.overrides, "key=value overrides, e.g. scheduler.num_inference_steps=50");
+  generate->add_option("--num-images", g.num_images, "Images in total (default: generate.num_images, 0 = one per worker)");
+  generate->add_option("--base-seed", g.base_seed, "Seed of image 0; image k uses base_seed + k");
+  generate->add_option("--output-dir", g.output_dir, "Where to write (default: RUN_DIR/output)");
+  return [args, generate] {
     AgentOptions o = args->agent;
     o.nproc_per_node = resolve_nproc(args->nproc);
     o.program = self_executable();
+    if (generate->parsed()) {
+      const GenerateArguments g = args->generate;
+      o.worker_args = g.worker_argv();
+      o.train_workers = false;
+      o.identity = "generate " + fs::absolute(g.run_dir).string() + ", " + std::to_string(o.nnodes) + " node(s) x " +
+                   std::to_string(o.nproc_per_node) + " worker(s)" + (args->rendezvous_id.empty() ? "" : ", launch " + args->rendezvous_id);
+      o.resolve_run = [g] { return std::make_pair(g.run_dir, std::string()); };
+      return run_launch(o);
+    }
     o.json_stdout = args->train.json;
     o.worker_args = worker_train_argv(args->train);
     const TrainArguments train = args->train;
@@ -91,11 +138,7 @@ Action add_launch_verb(CLI::App& app) {
       ResolvedRun r = resolve_run(train, job);
       return std::make_pair(r.run.root, r.resume_from);
     };
-    install_stop_handlers();
-    o.stop_signal = &stop_flag();
-    const int code = run_agent(o);
-    if (code == 130 || code == 143) throw Interrupted("launch stopped by signal");
-    return code;
+    return run_launch(o);
   };
 }
 

@@ -20,4 +20,5 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/latent_autoencoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/latent_batch_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/latent_files.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/ldm_pipeline.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/ldm_pipeline.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/maisi_import.cpp)

@@ -145,9 +145,11 @@ class Agent {
       spec.program = o_.program;
       spec.rank = o_.node_rank * o_.nproc_per_node + local;
       spec.args = o_.worker_args;
-      spec.args.insert(spec.args.end(), {"--run-dir", run_dir_});
-      if (!resume.empty()) spec.args.insert(spec.args.end(), {"--resume", resume});
-      if (spec.rank != 0) spec.args.push_back("--no-progress");
+      if (o_.train_workers) {
+        spec.args.insert(spec.args.end(), {"--run-dir", run_dir_});
+        if (!resume.empty()) spec.args.insert(spec.args.end(), {"--resume", resume});
+        if (spec.rank != 0) spec.args.push_back("--no-progress");
+      }
       spec.env = {{"RANK", std::to_string(spec.rank)},
                   {"LOCAL_RANK", std::to_string(local)},
                   {"WORLD_SIZE", std::to_string(world)},

@@ -36,6 +36,9 @@ struct AgentOptions {
   std::string identity;
   std::string program;             // the engine executable the workers run
   std::vector<std::string> worker_args;  // "train", job, overrides, options (without --run-dir / --resume)
+  // Train workers get --run-dir, --resume and (rank > 0) --no-progress from
+  // the agent; generate workers take their run directory in worker_args.
+  bool train_workers = true;
   // Node 0: decides the run directory and the checkpoint to start from (may create the directory).
   std::function<std::pair<std::string, std::string>()> resolve_run;
   const std::atomic<int>* stop_signal = nullptr;  // SIGINT/SIGTERM to the agent: stop the workers gracefully

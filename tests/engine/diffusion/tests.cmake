@@ -32,3 +32,11 @@ medsynth_add_test(NAME diffusion_maisi_unet_parity_test
   LIBS medsynth_engine
   LABELS unit)
 target_compile_definitions(diffusion_maisi_unet_parity_test PRIVATE MEDSYNTH_DIFFUSION_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+# import-maisi on a miniature NV-Generate folder (data/make_maisi_folder.py),
+# then generate on two ranks through the real binary.
+medsynth_add_test(NAME diffusion_import_maisi_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/import_maisi_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
+add_dependencies(diffusion_import_maisi_test medsynth-engine)
+target_compile_definitions(diffusion_import_maisi_test PRIVATE MEDSYNTH_DIFFUSION_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")

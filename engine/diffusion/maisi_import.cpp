@@ -1,0 +1,207 @@
+#include "diffusion/maisi_import.hpp"
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+#include <torch/nn/module.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "config/job_loader.hpp"
+#include "config/maisi_network_config.hpp"
+#include "core/error.hpp"
+#include "diffusion/controlnet_maisi.hpp"
+#include "diffusion/diffusion_model_unet.hpp"
+#include "diffusion/latent_files.hpp"
+#include "models/autoencoder_kl.hpp"
+#include "run/run_directory.hpp"
+#include "train/tensor_file.hpp"
+#include "train/torch_archive.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth {
+
+namespace {
+
+const std::vector<std::string> k_models{"rflow-ct", "ddpm-ct", "rflow-mr"};
+
+std::string first_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (std::size_t i = 0; i < names.size() && i < 3; ++i) s += (i ? ", " : "") + names[i];
+  if (names.size() > 3) s += ", ... (" + std::to_string(names.size()) + " in all)";
+  return s;
+}
+
+// Copies `weights` into `module` only when every name and shape matches both
+// ways; otherwise nothing is copied and the error lists what differs.
+void load_strict(torch::nn::Module& module, const std::map<std::string, at::Tensor>& weights, const std::string& path) {
+  std::map<std::string, at::Tensor> targets;
+  for (const auto& p : module.named_parameters(true)) targets[p.key()] = p.value();
+  for (const auto& b : module.named_buffers(true)) targets[b.key()] = b.value();
+  std::vector<std::string> missing, unexpected, misshaped;
+  for (const auto& [name, t] : targets) {
+    auto it = weights.find(name);
+    if (it == weights.end()) missing.push_back(name);
+    else if (it->second.sizes() != t.sizes())
+      misshaped.push_back(name + " " + c10::str(it->second.sizes()) + " (the network's: " + c10::str(t.sizes()) + ")");
+    else if (!at::isFloatingType(it->second.scalar_type()))
+      misshaped.push_back(name + " is " + c10::toString(it->second.scalar_type()));
+  }
+  for (const auto& [name, t] : weights)
+    if (!targets.count(name)) unexpected.push_back(name);
+  if (!missing.empty() || !unexpected.empty() || !misshaped.empty()) {
+    std::string why = "does not match the network of the configuration:";
+    if (!missing.empty()) why += " missing " + first_names(missing) + ";";
+    if (!unexpected.empty()) why += " unexpected " + first_names(unexpected) + ";";
+    if (!misshaped.empty()) why += " mis-shaped " + first_names(misshaped) + ";";
+    throw DataError(path, why + " nothing was loaded");
+  }
+  at::NoGradGuard no_grad;
+  for (auto& [name, t] : targets) t.copy_(weights.at(name));  // float16/bfloat16 files widen exactly
+}
+
+// The module's tensors under RUN's checkpoint names ("model.<task module>.<name>").
+TensorFile checkpoint_of(torch::nn::Module& module, const std::string& task_module, const std::string& source) {
+  TensorFile file;
+  for (const auto& p : module.named_parameters(true)) file.tensors["model." + task_module + "." + p.key()] = p.value().detach().contiguous();
+  for (const auto& b : module.named_buffers(true)) file.tensors["model." + task_module + "." + b.key()] = b.value().detach().contiguous();
+  file.metadata["source"] = "medsynth-engine import-maisi";
+  file.metadata["imported_from"] = fs::absolute(source).string();
+  return file;
+}
+
+nlohmann::json read_json_object(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw DataError(path, "cannot be opened");
+  try {
+    auto j = nlohmann::json::parse(in);
+    if (!j.is_object()) throw DataError(path, "is not a JSON object");
+    return j;
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError(path, std::string("is not valid JSON: ") + e.what());
+  }
+}
+
+// The weights' paths: given, else environment_<model>.json's, else NV-Generate's file names.
+struct WeightFiles {
+  std::string autoencoder, diffusion, controlnet;
+};
+
+WeightFiles weight_files(const MaisiImportOptions& o) {
+  const fs::path root(o.folder);
+  nlohmann::json env;
+  const auto env_path = root / "configs" / ("environment_" + o.model + ".json");
+  if (fs::is_regular_file(env_path)) env = read_json_object(env_path.string());
+  auto pick = [&](const std::string& given, const char* key, const std::string& fallback) {
+    if (!given.empty()) return given;
+    if (env.contains(key) && env[key].is_string()) return (root / env[key].get<std::string>()).lexically_normal().string();
+    return (root / fallback).string();
+  };
+  WeightFiles w;
+  w.autoencoder = pick(o.autoencoder, "trained_autoencoder_path", "models/autoencoder_v1.pt");
+  w.diffusion = pick(o.diffusion, "trained_diffusion_path", "models/diff_unet_3d_" + o.model + ".pt");
+  w.controlnet = pick(o.controlnet, "trained_controlnet_path", "models/controlnet_3d_" + o.model + ".pt");
+  for (const auto* p : {&w.autoencoder, &w.diffusion})
+    if (!fs::is_regular_file(*p)) throw DataError(*p, "not found (download NV-Generate's models, or name the file)");
+  if (!o.controlnet.empty() && !fs::is_regular_file(w.controlnet)) throw DataError(w.controlnet, "not found");
+  if (!fs::is_regular_file(w.controlnet)) w.controlnet.clear();
+  return w;
+}
+
+// NV-Generate's inference settings (config_infer.json) as the job's generate defaults.
+void apply_infer_config(const std::string& path, JobSpec& job) {
+  const auto j = read_json_object(path);
+  try {
+    if (j.contains("output_size")) job.generate.output_size = j["output_size"].get<std::array<int, 3>>();
+    if (j.contains("spacing")) job.generate.spacing = j["spacing"].get<std::array<double, 3>>();
+    if (j.contains("modality") && j["modality"].is_number_integer()) job.generate.modality = j["modality"].get<int>();
+    if (j.contains("num_inference_steps") && job.scheduler.kind == "rflow")
+      job.scheduler.num_inference_steps = j["num_inference_steps"].get<int>();
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError(path, std::string("has a field of the wrong type: ") + e.what());
+  }
+}
+
+JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& config) {
+  JobSpec job;
+  job.name = "maisi-" + o.model;
+  job.task = "ldm";
+  job.data.modality = o.model == "rflow-mr" ? Modality::mri : Modality::ct;
+  job.data.ct_window = {-1000.0, 1000.0};  // MAISI's intensity range for CT
+  job.model.tensor_axes = "xyz";
+  job.model.autoencoder = config.autoencoder;
+  job.model.diffusion_unet = config.diffusion_unet;
+  job.scheduler = config.scheduler;
+  job.generate.output_size = {256, 256, 256};
+  job.generate.spacing = {1.5, 1.5, 2.0};
+  if (config.include_body_region) job.generate.top_region_index = job.generate.bottom_region_index = {0, 1, 0, 0};  // chest
+  const std::string infer = o.infer_config.empty() ? (fs::path(o.folder) / "configs" / "config_infer.json").string() : o.infer_config;
+  if (!o.infer_config.empty() || fs::is_regular_file(infer)) apply_infer_config(infer, job);
+  return job;
+}
+
+}  // namespace
+
+void MaisiImportOptions::validate() const {
+  if (folder.empty()) throw UsageError("FOLDER: name the NV-Generate folder holding configs/ and models/");
+  if (std::find(k_models.begin(), k_models.end(), model) == k_models.end())
+    throw UsageError("--model: must be rflow-ct, ddpm-ct or rflow-mr (got '" + model + "')");
+  if (out.empty()) throw UsageError("--out: name the run directory to create");
+  if (fs::exists(out)) throw UsageError("--out: " + out + " exists; import-maisi writes a new run directory");
+}
+
+MaisiImportResult import_maisi(const MaisiImportOptions& o) {
+  o.validate();
+  const std::string network = !o.network_config.empty() ? o.network_config
+                              : (fs::path(o.folder) / "configs" /
+                                 (o.model == "ddpm-ct" ? "config_network_ddpm.json" : "config_network_rflow.json")).string();
+  const MaisiNetworkConfig config = read_maisi_network_config(network);
+  const WeightFiles files = weight_files(o);
+  JobSpec job = imported_job(o, config);
+  if (auto errors = validate_job(job); !errors.empty()) throw ConfigError(std::move(errors), network);
+
+  AutoencoderKL autoencoder(AutoencoderKLOptions::from_spec(job.model.autoencoder));
+  load_strict(*autoencoder, state_dict_of(read_torch_file(files.autoencoder), files.autoencoder), files.autoencoder);
+  auto unet_options = job.model.diffusion_unet;
+  DiffusionModelUNet unet(unet_options);
+  const PickleValue diffusion_file = read_torch_file(files.diffusion);
+  load_strict(*unet, state_dict_of(diffusion_file, files.diffusion), files.diffusion);
+  const auto extras = scalar_extras_of(diffusion_file);
+  const auto scale = extras.find("scale_factor");
+  if (scale == extras.end() || !(scale->second > 0) || !std::isfinite(scale->second))
+    throw DataError(files.diffusion, "has no positive scale_factor beside unet_state_dict (NV-Generate stores the latent scale there)");
+
+  MaisiImportResult result;
+  result.scale_factor = scale->second;
+  result.sources = {files.autoencoder, files.diffusion};
+  // Written under a temporary name and renamed: a failed import leaves no half run.
+  const fs::path final_dir = fs::absolute(o.out);
+  const fs::path tmp = final_dir.parent_path() / ("." + final_dir.filename().string() + ".importing");
+  fs::remove_all(tmp);
+  fs::create_directories(tmp / "autoencoder" / "checkpoints");
+  fs::create_directories(tmp / "diffusion" / "checkpoints");
+  write_tensor_file((tmp / "autoencoder" / "checkpoints" / "last.safetensors").string(),
+                    checkpoint_of(*autoencoder, "autoencoder", files.autoencoder));
+  write_tensor_file((tmp / "diffusion" / "checkpoints" / "last.safetensors").string(), checkpoint_of(*unet, "unet", files.diffusion));
+  if (!files.controlnet.empty() && config.controlnet) {
+    ControlNetMaisi controlnet(*config.controlnet);
+    load_strict(*controlnet, state_dict_of(read_torch_file(files.controlnet), files.controlnet), files.controlnet);
+    fs::create_directories(tmp / "controlnet" / "checkpoints");
+    write_tensor_file((tmp / "controlnet" / "checkpoints" / "last.safetensors").string(),
+                      checkpoint_of(*controlnet, "controlnet", files.controlnet));
+    result.controlnet = true;
+    result.sources.push_back(files.controlnet);
+  }
+  fs::create_directories(tmp / "embedding");
+  write_scale_factor((tmp / "embedding").string(), result.scale_factor, 1.0 / result.scale_factor);
+  write_text_file_atomic((tmp / "job.yaml").string(), job_to_yaml(job));
+  fs::rename(tmp, final_dir);
+  result.run_dir = final_dir.string();
+  return result;
+}
+
+}  // namespace medsynth

@@ -1,0 +1,148 @@
+// import-maisi (diffusion/maisi_import.hpp) on a miniature NV-Generate folder
+// written by data/make_maisi_folder.py with torch.save from MONAI's MAISI
+// modules: the weights load name for name, and `generate` then makes the
+// image that NV-Generate's own sampling loop makes from them. Bad folders
+// (wrong network, unknown option, truncated or hostile .pt) are errors that
+// name the file and leave no run directory behind.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "config/job_loader.hpp"
+#include "core/error.hpp"
+#include "diffusion/maisi_import.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
+#include "train/tensor_file.hpp"
+#include "volume/volume_io.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth {
+namespace {
+
+const fs::path k_data = MEDSYNTH_DIFFUSION_TEST_DATA;
+
+fs::path copy_folder(const test::TempDir& dir) {
+  const fs::path folder = dir / "nv-generate";
+  fs::copy(k_data / "maisi_folder", folder, fs::copy_options::recursive);
+  return folder;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_text(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+std::string import_error(const MaisiImportOptions& o) {
+  try {
+    import_maisi(o);
+  } catch (const DataError& e) {
+    EXPECT_FALSE(fs::exists(o.out)) << "a failed import left " << o.out;
+    return e.what();
+  }
+  ADD_FAILURE() << "the import succeeded";
+  return {};
+}
+
+TEST(ImportMaisi, TheImportedRunGeneratesTheImageNvGeneratesLoopMakes) {
+  test::TempDir dir("import-maisi");
+  MaisiImportOptions o;
+  o.folder = (k_data / "maisi_folder").string();
+  o.out = (dir / "run").string();
+  const auto result = import_maisi(o);
+  EXPECT_NEAR(result.scale_factor, 0.87, 1e-6);
+  EXPECT_TRUE(result.controlnet);
+  const JobSpec job = load_job_file((dir / "run" / "job.yaml").string());
+  EXPECT_EQ(job.model.tensor_axes, "xyz");
+  EXPECT_TRUE(job.model.autoencoder.maisi);
+  EXPECT_EQ(job.model.autoencoder.num_splits, 2);
+  EXPECT_EQ(job.model.diffusion_unet.num_class_embeds, 8);
+  EXPECT_EQ(job.scheduler.num_inference_steps, 3);
+
+  // Through the real binary, on two ranks, as a user runs it: image 0 (seed
+  // 7) lands on rank 0.
+  const auto r = test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "generate",
+                                    (dir / "run").string(), "--base-seed", "7", "--num-images", "2"},
+                                   dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Volume image = read_volume((dir / "run" / "output" / "image_seed7_rank0.nii.gz").string());
+  ASSERT_TRUE(fs::exists(dir / "run" / "output" / "image_seed8_rank1.nii.gz")) << r.out;
+  EXPECT_EQ(image.size, (std::array<std::size_t, 3>{16, 24, 32}));
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(image.spacing[i], (std::array<double, 3>{1.5, 1.2, 2.0})[i], 1e-6);  // NIfTI stores float32
+
+  // The expected image is [x, y, z]; the volume's voxels run x fastest.
+  const auto expected = read_tensor_file((k_data / "maisi_folder_expected.safetensors").string()).tensors.at("io.image_xyz");
+  const auto ours = at::from_blob(const_cast<float*>(image.voxels.data()), {32, 24, 16}, at::kFloat).permute({2, 1, 0});
+  // HU in [-1000, 1000]: float32 sums in another order differ by < 0.1 HU
+  // (measured 0.03); an axis mix-up, a lost input or a wrong step is
+  // hundreds of HU.
+  const double worst = (ours - expected).abs().max().item<double>();
+  EXPECT_LT(worst, 0.5) << "largest difference from NV-Generate's loop, HU";
+  EXPECT_GT(expected.std().item<double>(), 10.0) << "the reference image is flat: it would not show a difference";
+}
+
+TEST(ImportMaisi, AWeightFileOfAnotherNetworkListsWhatDiffersAndImportsNothing) {
+  test::TempDir dir("import-maisi-mismatch");
+  const fs::path folder = copy_folder(dir);
+  const fs::path config = folder / "configs" / "config_network_rflow.json";
+  // A wider autoencoder than the one the weights were saved from.
+  write_text(config, std::regex_replace(read_text(config), std::regex(R"("num_channels": \[\s*4,\s*8,\s*8\s*\])"),
+                                        R"("num_channels": [4, 8, 16])"));
+  MaisiImportOptions o;
+  o.folder = folder.string();
+  o.out = (dir / "run").string();
+  const std::string why = import_error(o);
+  EXPECT_NE(why.find("autoencoder_v1.pt"), std::string::npos) << why;
+  EXPECT_NE(why.find("mis-shaped"), std::string::npos) << why;
+  EXPECT_NE(why.find("nothing was loaded"), std::string::npos) << why;
+}
+
+TEST(ImportMaisi, AnOptionMedsynthDoesNotKnowIsRefusedByName) {
+  test::TempDir dir("import-maisi-option");
+  const fs::path folder = copy_folder(dir);
+  const fs::path config = folder / "configs" / "config_network_rflow.json";
+  std::string text = read_text(config);
+  text.replace(text.find("\"num_class_embeds\""), 0, "\"adagn_condition_dim\": 19, ");
+  write_text(config, text);
+  MaisiImportOptions o;
+  o.folder = folder.string();
+  o.out = (dir / "run").string();
+  const std::string why = import_error(o);
+  EXPECT_NE(why.find("diffusion_unet_def.adagn_condition_dim"), std::string::npos) << why;
+}
+
+TEST(ImportMaisi, TruncatedOrHostileWeightsAreDataErrorsNamingTheFile) {
+  test::TempDir dir("import-maisi-bad-pt");
+  const fs::path folder = copy_folder(dir);
+  const fs::path unet = folder / "models" / "diff_unet_3d_rflow-ct.pt";
+  fs::resize_file(unet, fs::file_size(unet) / 2);
+  MaisiImportOptions o;
+  o.folder = folder.string();
+  o.out = (dir / "run").string();
+  EXPECT_NE(import_error(o).find("diff_unet_3d_rflow-ct.pt"), std::string::npos);
+
+  o.diffusion = (k_data / ".." / ".." / "train" / "data" / "torch_save" / "hostile_os_system.pt").lexically_normal().string();
+  ASSERT_TRUE(fs::exists(o.diffusion)) << o.diffusion;
+  const std::string why = import_error(o);
+  EXPECT_NE(why.find("os.system"), std::string::npos) << why;
+}
+
+TEST(ImportMaisi, AnExistingRunDirectoryIsNeverOverwritten) {
+  test::TempDir dir("import-maisi-exists");
+  fs::create_directories(dir / "run");
+  MaisiImportOptions o;
+  o.folder = (k_data / "maisi_folder").string();
+  o.out = (dir / "run").string();
+  EXPECT_THROW(import_maisi(o), UsageError);
+}
+
+}  // namespace
+}  // namespace medsynth
