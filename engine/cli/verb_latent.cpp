@@ -58,7 +58,7 @@ Action add_encode_verb(CLI::App& app) {
 
 Action add_generate_verb(CLI::App& app) {
   struct Args {
-    std::string run_dir, output_dir;
+    std::string run_dir, output_dir, label;
     std::vector<std::string> overrides;
     int num_images = -1;
     std::int64_t base_seed = -1;
@@ -70,6 +70,10 @@ Action add_generate_verb(CLI::App& app) {
   cmd->add_option("--num-images", args->num_images, "Images in total (default: generate.num_images, 0 = one per rank)");
   cmd->add_option("--base-seed", args->base_seed, "Seed of image 0 (default: generate.base_seed); image k uses base_seed + k");
   cmd->add_option("--output-dir", args->output_dir, "Where to write (default: RUN_DIR/output); existing files are kept");
+  cmd->add_option("--label", args->label,
+                  "A label map that steers the run's ControlNet (MAISI image-from-mask): the images take its grid and are written "
+                  "as sample_seed{S}_rank{R}_image.nii.gz beside a copy of it, ..._label.nii.gz")
+      ->check(CLI::ExistingFile);
   return [args] {
     const RunDirectory run = open_run_directory(args->run_dir);
     JobSpec job = load_job_file_with_overrides(run.job_file(), args->overrides);
@@ -84,6 +88,11 @@ Action add_generate_verb(CLI::App& app) {
         "autoencoder checkpoint");
     o.embedding_dir = job.ldm.embedding_dir.empty() ? run.embedding_dir() : job.ldm.embedding_dir;
     o.output_dir = args->output_dir.empty() ? run.output_dir() : args->output_dir;
+    if (!args->label.empty()) {
+      o.label = args->label;
+      o.controlnet_checkpoint = require_file(run.root + "/controlnet/checkpoints/last.safetensors", "ControlNet checkpoint (import-maisi of a folder with one)");
+      o.controlnet_network_config = require_file(run.root + "/controlnet/config_network.json", "ControlNet network config");
+    }
     o.dist = dist.get();
     for (const auto& image : generate_images(job, o)) std::cout << image.path << "\n";
     return 0;

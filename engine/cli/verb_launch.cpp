@@ -26,7 +26,7 @@ namespace {
 // `launch ... generate RUN [overrides] [--num-images N] [--base-seed S]
 // [--output-dir D]`: every worker samples its share of the images.
 struct GenerateArguments {
-  std::string run_dir, output_dir;
+  std::string run_dir, output_dir, label;
   std::vector<std::string> overrides;
   int num_images = -1;
   std::int64_t base_seed = -1;
@@ -37,6 +37,7 @@ struct GenerateArguments {
     if (num_images >= 0) argv.insert(argv.end(), {"--num-images", std::to_string(num_images)});
     if (base_seed >= 0) argv.insert(argv.end(), {"--base-seed", std::to_string(base_seed)});
     if (!output_dir.empty()) argv.insert(argv.end(), {"--output-dir", output_dir});
+    if (!label.empty()) argv.insert(argv.end(), {"--label", fs::absolute(label).string()});
     return argv;
   }
 };
@@ -113,6 +114,7 @@ Action add_launch_verb(CLI::App& app) {
   generate->add_option("--num-images", g.num_images, "Images in total (default: generate.num_images, 0 = one per worker)");
   generate->add_option("--base-seed", g.base_seed, "Seed of image 0; image k uses base_seed + k");
   generate->add_option("--output-dir", g.output_dir, "Where to write (default: RUN_DIR/output)");
+  generate->add_option("--label", g.label, "A label map for the run's ControlNet (see generate --help)")->check(CLI::ExistingFile);
   return [args, generate] {
     AgentOptions o = args->agent;
     o.nproc_per_node = resolve_nproc(args->nproc);

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <vector>
 
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
@@ -36,7 +37,9 @@ GenerationProvenance provenance_of(const std::string& file) {
 int run_regenerate(const std::string& file, std::string out, int threads) {
   const GenerationProvenance p = provenance_of(file);
   std::string changed;
-  for (const auto& [path, recorded] : {std::pair{p.unet_checkpoint, p.unet_checkpoint_hash}, std::pair{p.autoencoder_checkpoint, p.autoencoder_checkpoint_hash}}) {
+  std::vector<std::pair<std::string, std::string>> inputs{{p.unet_checkpoint, p.unet_checkpoint_hash}, {p.autoencoder_checkpoint, p.autoencoder_checkpoint_hash}};
+  if (!p.label.empty()) inputs.insert(inputs.end(), {{p.label, p.label_hash}, {p.controlnet_checkpoint, p.controlnet_checkpoint_hash}});
+  for (const auto& [path, recorded] : inputs) {
     if (!fs::is_regular_file(path))
       changed += "\n  " + path + ": missing";
     else if (const std::string now = file_fnv1a64(path); now != recorded)
@@ -46,11 +49,18 @@ int run_regenerate(const std::string& file, std::string out, int threads) {
 
   const JobSpec job = load_job_text(p.job_yaml, file + " (provenance job)");
   at::set_num_threads(threads > 0 ? threads : p.threads);
-  if (out.empty()) out = (fs::temp_directory_path() / ("medsynth-regenerated-" + std::to_string(::getpid()) + ".nii.gz")).string();
+  // An image made from a label map is half of a pair: its copy is named like one.
+  const std::string suffix = p.label.empty() ? ".nii.gz" : "_image.nii.gz";
+  if (out.empty()) out = (fs::temp_directory_path() / ("medsynth-regenerated-" + std::to_string(::getpid()) + suffix)).string();
+  if (!p.label.empty() && (out.size() < suffix.size() || out.compare(out.size() - suffix.size(), suffix.size(), suffix) != 0))
+    throw UsageError("--out: " + out + ": this image was made from a label map; name its copy ..._image.nii.gz (the label goes beside it)");
   GenerateOptions o;
   o.unet_checkpoint = p.unet_checkpoint;
   o.autoencoder_checkpoint = p.autoencoder_checkpoint;
   o.scale_factor = p.scale_factor;
+  o.label = p.label;
+  o.controlnet_checkpoint = p.controlnet_checkpoint;
+  o.controlnet_network_config = p.controlnet_network_config;
   GeneratedImage image{out, p.seed, p.rank, 0};
   fs::remove(out);
   generate_image(job, o, image, p.world_size);

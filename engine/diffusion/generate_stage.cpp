@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "config/job_enums.hpp"
 #include "data/volume_tensor.hpp"
 #include "config/job_loader.hpp"
+#include "diffusion/controlnet_guidance.hpp"
 #include "diffusion/diffusion_scheduler.hpp"
 #include "diffusion/generation_provenance.hpp"
 #include "diffusion/latent_autoencoder.hpp"
@@ -26,15 +28,38 @@ namespace fs = std::filesystem;
 
 namespace medsynth {
 
-std::string generated_image_name(std::int64_t base_seed, int image, int world) {
-  return "image_seed" + std::to_string(base_seed + image) + "_rank" + std::to_string(image % world) + ".nii.gz";
+std::string generated_image_name(std::int64_t base_seed, int image, int world, bool paired) {
+  const std::string stem = "seed" + std::to_string(base_seed + image) + "_rank" + std::to_string(image % world);
+  return paired ? "sample_" + stem + "_image.nii.gz" : "image_" + stem + ".nii.gz";
 }
 
-std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string& output_dir, int world) {
+std::string paired_label_path(const std::string& image_path) {
+  const std::string suffix = "_image.nii.gz";
+  if (image_path.size() < suffix.size() || image_path.compare(image_path.size() - suffix.size(), suffix.size(), suffix) != 0)
+    throw RuntimeError(image_path + ": not the image of an image/label pair");
+  return image_path.substr(0, image_path.size() - suffix.size()) + "_label.nii.gz";
+}
+
+std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string& output_dir, int world, bool paired) {
   const int count = job.generate.num_images > 0 ? job.generate.num_images : world;
   std::vector<GeneratedImage> out;
   for (int k = 0; k < count; ++k)
-    out.push_back({output_dir + "/" + generated_image_name(job.generate.base_seed, k, world), job.generate.base_seed + k, k % world, 0});
+    out.push_back({output_dir + "/" + generated_image_name(job.generate.base_seed, k, world, paired), job.generate.base_seed + k, k % world, 0});
+  return out;
+}
+
+JobSpec job_for_label(const JobSpec& job, const std::string& label_path) {
+  const Volume label = read_volume(label_path);
+  JobSpec out = job;
+  const int factor = autoencoder_scale(job.model.autoencoder) * (1 << (job.model.diffusion_unet.channels.size() - 1));
+  for (int i = 0; i < 3; ++i) {
+    if (label.size[i] % factor != 0)
+      throw DataError(label_path, "is " + std::to_string(label.size[0]) + " x " + std::to_string(label.size[1]) + " x " +
+                                      std::to_string(label.size[2]) + " voxels; the image is made on its grid, so each size must be a multiple of " +
+                                      std::to_string(factor) + " (the autoencoder and UNet downsampling)");
+    out.generate.output_size[i] = static_cast<int>(label.size[i]);
+    out.generate.spacing[i] = label.spacing[i];
+  }
   return out;
 }
 
@@ -74,7 +99,7 @@ UnetEmbeddingInputs generation_inputs(const JobSpec& job, const c10::Device& dev
 }
 
 at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape, std::int64_t seed,
-                         const UnetEmbeddingInputs& inputs, const c10::Device& device) {
+                         const UnetEmbeddingInputs& inputs, const c10::Device& device, const ControlNetGuidance* guidance) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed));
   const auto cpu = at::TensorOptions().dtype(at::kFloat);
   auto x = at::randn(shape, gen, cpu).to(device);
@@ -84,7 +109,9 @@ at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler&
     const double t = steps[i], next = i + 1 < steps.size() ? steps[i + 1] : -1.0;
     UnetConditioning conditioning;
     conditioning.embedding = inputs;
-    auto out = unet.forward(x, at::full({shape[0]}, t, cpu).to(device), conditioning);
+    const auto timesteps = at::full({shape[0]}, t, cpu).to(device);
+    if (guidance) guidance->steer(x, timesteps, conditioning);
+    auto out = unet.forward(x, timesteps, conditioning);
     auto noise = scheduler.stochastic() ? at::randn(shape, gen, cpu).to(device) : at::Tensor();
     x = scheduler.step(out.to(at::kFloat), t, next, x, noise);
   }
@@ -110,6 +137,15 @@ class ImageMaker {
     shape_ = {1, job.model.autoencoder.latent_channels, size[2] / factor, size[1] / factor, size[0] / factor};
     if (job.model.tensor_axes == "xyz") std::swap(shape_[2], shape_[4]);
     inputs_ = generation_inputs(job, device);
+    if (!o.label.empty()) {
+      label_ = read_volume(o.label);
+      guidance_.emplace(o.controlnet_network_config, o.controlnet_checkpoint, label_, o.label, job.model.tensor_axes == "xyz", device);
+      provenance_.label = fs::absolute(o.label).string();
+      provenance_.label_hash = file_fnv1a64(o.label);
+      provenance_.controlnet_checkpoint = fs::absolute(o.controlnet_checkpoint).string();
+      provenance_.controlnet_checkpoint_hash = file_fnv1a64(o.controlnet_checkpoint);
+      provenance_.controlnet_network_config = fs::absolute(o.controlnet_network_config).string();
+    }
     provenance_.engine_version = MEDSYNTH_VERSION;
     provenance_.unet_checkpoint = fs::absolute(o.unet_checkpoint).string();
     provenance_.unet_checkpoint_hash = file_fnv1a64(o.unet_checkpoint);
@@ -127,7 +163,7 @@ class ImageMaker {
   void make(GeneratedImage& p) {
     at::NoGradGuard no_grad;
     const auto started = std::chrono::steady_clock::now();
-    auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, p.seed, inputs_, device_);
+    auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, p.seed, inputs_, device_, guidance_ ? &*guidance_ : nullptr);
     auto image = decode_tiled(*ae_, z / scale_, job_.generate.decode_tile);
     GenerationProvenance provenance = provenance_;
     provenance.seed = p.seed;
@@ -135,7 +171,15 @@ class ImageMaker {
     provenance.threads = at::get_num_threads();
     // Complete (voxels and provenance) before it has its name: generate skips existing files.
     const std::string partial = p.path.substr(0, p.path.size() - std::string(".nii.gz").size()) + ".partial.nii.gz";
-    write_volume(to_output_volume(image, job_), partial);
+    Volume volume = to_output_volume(image, job_);
+    if (guidance_) {
+      // On the label's grid, so that the pair overlays in any viewer; the
+      // label is written first: the image's name is what marks a pair done.
+      volume.origin = label_.origin;
+      volume.direction = label_.direction;
+      write_volume(label_, paired_label_path(p.path));
+    }
+    write_volume(volume, partial);
     add_nifti_comment_extension(partial, provenance_json(provenance));
     fs::rename(partial, p.path);
     p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -149,18 +193,21 @@ class ImageMaker {
   double scale_ = 1.0;
   std::vector<std::int64_t> shape_;
   UnetEmbeddingInputs inputs_;
+  Volume label_;
+  std::optional<ControlNetGuidance> guidance_;
   GenerationProvenance provenance_;
 };
 
 }  // namespace
 
-std::vector<GeneratedImage> generate_images(const JobSpec& job, const GenerateOptions& o) {
+std::vector<GeneratedImage> generate_images(const JobSpec& given_job, const GenerateOptions& o) {
+  const JobSpec job = o.label.empty() ? given_job : job_for_label(given_job, o.label);
   const int rank = o.dist ? o.dist->rank() : 0;
   const int world = o.dist ? o.dist->world_size() : 1;
   const c10::Device device = o.dist ? o.dist->device() : training_device(job.training.device, 0);
   fs::create_directories(o.output_dir);
   std::vector<GeneratedImage> mine;
-  for (auto& plan : planned_images(job, o.output_dir, world))
+  for (auto& plan : planned_images(job, o.output_dir, world, !o.label.empty()))
     if (plan.rank == rank) mine.push_back(plan);
   bool any_missing = false;
   for (const auto& p : mine) any_missing = any_missing || !fs::exists(p.path);

@@ -20,6 +20,7 @@
 
 namespace medsynth {
 
+class ControlNetGuidance;
 class DiffusionModelUNetImpl;
 class DiffusionScheduler;
 class DistContext;
@@ -33,6 +34,12 @@ struct GenerateOptions {
   DistContext* dist = nullptr;
   RunLogger* logger = nullptr;
   double scale_factor = std::nan("");  // set: use this instead of embedding_dir's (regenerate)
+  // MAISI's image-from-mask generation: a label map steers the UNet through
+  // the run's ControlNet; the image takes the label's grid and each image is
+  // written with a copy of the label (sample_seed{S}_rank{R}_image/_label).
+  std::string label;
+  std::string controlnet_checkpoint;      // default: RUN/controlnet/checkpoints/last.safetensors
+  std::string controlnet_network_config;  // default: RUN/controlnet/config_network.json
 };
 
 struct GeneratedImage {
@@ -42,16 +49,20 @@ struct GeneratedImage {
   double seconds = 0;                  // sampling + decoding time of this image
 };
 
-// The file name of image k (0-based) under a world of `world` ranks.
-std::string generated_image_name(std::int64_t base_seed, int image, int world);
+// The file name of image k (0-based) under a world of `world` ranks; with a
+// label map (`paired`), the image's half of an image/label pair.
+std::string generated_image_name(std::int64_t base_seed, int image, int world, bool paired = false);
+// The label file written beside a paired image (..._image.nii.gz -> ..._label.nii.gz).
+std::string paired_label_path(const std::string& image_path);
 // The images of every rank (deterministic), in image order.
-std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string& output_dir, int world);
+std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string& output_dir, int world, bool paired = false);
 
 // The reverse process from pure noise for one latent of `shape`; all its
 // randomness (initial noise, ancestral step noise) comes from `seed`. Also
 // timed by tests/bench/ldm_sampling_bench.cpp.
+// With `guidance`, a ControlNet adds its residuals at every step.
 at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape, std::int64_t seed,
-                         const UnetEmbeddingInputs& inputs, const c10::Device& device);
+                         const UnetEmbeddingInputs& inputs, const c10::Device& device, const ControlNetGuidance* guidance = nullptr);
 // The UNet's inputs beside x and t for job.generate: spacing, modality class
 // and body regions, each where model.diffusion_unet takes it.
 UnetEmbeddingInputs generation_inputs(const JobSpec& job, const c10::Device& device);
@@ -62,5 +73,9 @@ std::vector<GeneratedImage> generate_images(const JobSpec& job, const GenerateOp
 // One image (its seed, rank and path set) as generate_images makes it, on
 // this process's device choice; `world_size` only goes into its provenance.
 void generate_image(const JobSpec& job, const GenerateOptions& options, GeneratedImage& image, int world_size);
+// The job as generate runs it with options.label: output size and spacing
+// are the label's (DataError naming the label when its size does not fit the
+// networks' downsampling).
+JobSpec job_for_label(const JobSpec& job, const std::string& label_path);
 
 }  // namespace medsynth

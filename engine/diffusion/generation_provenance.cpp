@@ -25,7 +25,16 @@ std::string provenance_json(const GenerationProvenance& p) {
                               {"device", p.device},
                               {"job_config_hash", p.job_config_hash},
                               {"job", p.job_yaml}}}};
-  return j.dump();
+  nlohmann::json out = j;
+  if (!p.label.empty()) {
+    auto& m = out["medsynth_provenance"];
+    m["label"] = p.label;
+    m["label_fnv1a64"] = p.label_hash;
+    m["controlnet_checkpoint"] = p.controlnet_checkpoint;
+    m["controlnet_checkpoint_fnv1a64"] = p.controlnet_checkpoint_hash;
+    m["controlnet_network_config"] = p.controlnet_network_config;
+  }
+  return out.dump();
 }
 
 std::optional<GenerationProvenance> parse_provenance(const std::string& text, const std::string& source) {
@@ -49,6 +58,13 @@ std::optional<GenerationProvenance> parse_provenance(const std::string& text, co
     out.device = p.at("device");
     out.job_config_hash = p.at("job_config_hash");
     out.job_yaml = p.at("job");
+    if (p.contains("label")) {
+      out.label = p.at("label");
+      out.label_hash = p.at("label_fnv1a64");
+      out.controlnet_checkpoint = p.at("controlnet_checkpoint");
+      out.controlnet_checkpoint_hash = p.at("controlnet_checkpoint_fnv1a64");
+      out.controlnet_network_config = p.at("controlnet_network_config");
+    }
   } catch (const nlohmann::json::exception& e) {
     throw DataError(source, std::string("medsynth provenance: ") + e.what());
   }

@@ -24,6 +24,10 @@ struct GenerationProvenance {
   std::string device;                                                // "cpu", "cuda:0"
   std::string job_config_hash;
   std::string job_yaml;
+  // Image-from-mask generation only (empty otherwise).
+  std::string label, label_hash;
+  std::string controlnet_checkpoint, controlnet_checkpoint_hash;
+  std::string controlnet_network_config;
 };
 
 std::string provenance_json(const GenerationProvenance& p);

@@ -191,6 +191,8 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
     ControlNetMaisi controlnet(*config.controlnet);
     load_strict(*controlnet, state_dict_of(read_torch_file(files.controlnet), files.controlnet), files.controlnet);
     fs::create_directories(tmp / "controlnet" / "checkpoints");
+    // generate --label rebuilds the ControlNet from the config it was imported with.
+    fs::copy_file(network, tmp / "controlnet" / "config_network.json");
     write_tensor_file((tmp / "controlnet" / "checkpoints" / "last.safetensors").string(),
                       checkpoint_of(*controlnet, "controlnet", files.controlnet));
     result.controlnet = true;

@@ -8,6 +8,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/rectified_flow_scheduler.cpp)
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/controlnet_maisi.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/controlnet_guidance.cpp
   ${CMAKE_CURRENT_LIST_DIR}/diffusion_model_unet.cpp
   ${CMAKE_CURRENT_LIST_DIR}/diffusion_unet_blocks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/spatial_transformer.cpp

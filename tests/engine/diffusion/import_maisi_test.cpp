@@ -8,6 +8,7 @@
 
 #include <ATen/ATen.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -87,6 +88,65 @@ TEST(ImportMaisi, TheImportedRunGeneratesTheImageNvGeneratesLoopMakes) {
   const double worst = (ours - expected).abs().max().item<double>();
   EXPECT_LT(worst, 0.5) << "largest difference from NV-Generate's loop, HU";
   EXPECT_GT(expected.std().item<double>(), 10.0) << "the reference image is flat: it would not show a difference";
+}
+
+// [x, y, z] values -> a Volume (x fastest) on `spacing`.
+Volume volume_of(const at::Tensor& xyz, std::array<double, 3> spacing) {
+  const auto zyx = xyz.permute({2, 1, 0}).contiguous();
+  Volume v = make_volume({static_cast<std::size_t>(xyz.size(0)), static_cast<std::size_t>(xyz.size(1)), static_cast<std::size_t>(xyz.size(2))},
+                         spacing);
+  std::memcpy(v.voxels.data(), zyx.data_ptr<float>(), v.voxels.size() * sizeof(float));
+  return v;
+}
+
+// Image-from-mask: the label map's binary channels steer the ControlNet at
+// every step, and the pair is written side by side on the label's grid.
+TEST(ImportMaisi, ALabelMapSteersTheControlNetAsNvGeneratesImageFromMaskLoop) {
+  test::TempDir dir("import-maisi-label");
+  MaisiImportOptions o;
+  o.folder = (k_data / "maisi_folder").string();
+  o.out = (dir / "run").string();
+  import_maisi(o);
+  const auto expected = read_tensor_file((k_data / "maisi_folder_expected.safetensors").string());
+  Volume label = volume_of(expected.tensors.at("io.label_xyz"), {1.5, 1.2, 2.0});
+  label.origin = {-12.0, 30.5, 7.0};
+  write_volume(label, (dir / "label.nii.gz").string());
+
+  const auto r = test::run_process({test::engine_binary(), "generate", (dir / "run").string(), "--label", (dir / "label.nii.gz").string(),
+                                    "--base-seed", "7", "--output-dir", (dir / "out").string()},
+                                   dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Volume image = read_volume((dir / "out" / "sample_seed7_rank0_image.nii.gz").string());
+  const Volume written_label = read_volume((dir / "out" / "sample_seed7_rank0_label.nii.gz").string());
+  EXPECT_EQ(written_label.voxels, label.voxels);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(image.origin[i], label.origin[i], 1e-4) << "the image is not on the label's grid";
+  const auto ours = at::from_blob(const_cast<float*>(image.voxels.data()), {32, 24, 16}, at::kFloat).permute({2, 1, 0});
+  const auto& steered = expected.tensors.at("io.image_from_label_xyz");
+  EXPECT_LT((ours - steered).abs().max().item<double>(), 0.5) << "largest difference from NV-Generate's image-from-mask loop, HU";
+  // The ControlNet changes the image: without it the same seed gives another one.
+  EXPECT_GT((steered - expected.tensors.at("io.image_xyz")).abs().max().item<double>(), 5.0);
+}
+
+TEST(ImportMaisi, ALabelMapThatCannotSteerIsRefusedByName) {
+  test::TempDir dir("import-maisi-bad-label");
+  MaisiImportOptions o;
+  o.folder = (k_data / "maisi_folder").string();
+  o.out = (dir / "run").string();
+  import_maisi(o);
+  // 20 voxels along x: not a multiple of the networks' 8.
+  write_volume(make_volume({20, 24, 32}, {1.0, 1.0, 1.0}), (dir / "odd.nii.gz").string());
+  auto r = test::run_process({test::engine_binary(), "generate", (dir / "run").string(), "--label", (dir / "odd.nii.gz").string()},
+                             dir.path().string());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("odd.nii.gz"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("multiple of 8"), std::string::npos) << r.err;
+  Volume negative = make_volume({16, 24, 32}, {1.0, 1.0, 1.0});
+  negative.voxels[5] = -1.0f;
+  write_volume(negative, (dir / "negative.nii.gz").string());
+  r = test::run_process({test::engine_binary(), "generate", (dir / "run").string(), "--label", (dir / "negative.nii.gz").string()},
+                        dir.path().string());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("negative.nii.gz: is not a label map"), std::string::npos) << r.err;
 }
 
 TEST(ImportMaisi, AWeightFileOfAnotherNetworkListsWhatDiffersAndImportsNothing) {

@@ -8,7 +8,10 @@ models/controlnet_3d_rflow-ct.pt); the .pt files are written by torch.save
 from MONAI 1.6.1's MAISI modules, tiny and with random weights. Beside it,
 maisi_folder_expected.safetensors holds the image NV-Generate's inference
 loop makes from them in float32 (seeded noise, RFlowScheduler, class and
-spacing inputs, decode, clip, HU), which `generate` must reproduce.
+spacing inputs, decode, clip, HU), which `generate` must reproduce, and a
+label map with the image its ControlNet-steered loop makes from it
+(image-from-mask: the label's 8 binary channels into ControlNetMaisi, whose
+residuals go into the UNet at every step).
 
 Needs torch, monai and einops (pip). Run from this folder:
     python3 make_maisi_folder.py
@@ -29,6 +32,7 @@ from make_monai_reference import write_safetensors  # noqa: E402
 
 SEED = 7  # generate.base_seed of the test; image 0 uses it
 
+# use_flash_attention is False: MONAI refuses True without CUDA (the reader accepts both).
 NETWORK = {
     "spatial_dims": 3,
     "image_channels": 1,
@@ -46,7 +50,7 @@ NETWORK = {
         "_target_": "monai.apps.generation.maisi.networks.diffusion_model_unet_maisi.DiffusionModelUNetMaisi",
         "spatial_dims": "@spatial_dims", "in_channels": "@latent_channels", "out_channels": "@latent_channels",
         "num_channels": [8, 16], "attention_levels": [False, True], "num_head_channels": [0, 8],
-        "num_res_blocks": 1, "norm_num_groups": 4, "use_flash_attention": False,  # MONAI refuses True without CUDA
+        "num_res_blocks": 1, "norm_num_groups": 4, "use_flash_attention": False,
         "include_top_region_index_input": "@include_body_region",
         "include_bottom_region_index_input": "@include_body_region", "include_spacing_input": True,
         "num_class_embeds": 8, "resblock_updown": True, "include_fc": True,
@@ -55,7 +59,7 @@ NETWORK = {
         "_target_": "monai.apps.generation.maisi.networks.controlnet_maisi.ControlNetMaisi",
         "spatial_dims": "@spatial_dims", "in_channels": "@latent_channels", "num_channels": [8, 16],
         "attention_levels": [False, True], "num_head_channels": [0, 8], "num_res_blocks": 1, "norm_num_groups": 4,
-        "use_flash_attention": False,  # MONAI refuses True without CUDA "conditioning_embedding_in_channels": 8,
+        "use_flash_attention": False, "conditioning_embedding_in_channels": 8,
         "conditioning_embedding_num_channels": [8, 8, 8], "num_class_embeds": 8, "resblock_updown": True,
         "include_fc": True,
     },
@@ -103,13 +107,36 @@ def main():
     controlnet = ControlNetMaisi(**resolved(NETWORK["controlnet_def"])).eval()
     for m in (ae, unet, controlnet):
         randomise(m)
+    with torch.no_grad():  # strong zero convolutions, so that steering shows in the image
+        for name, p in controlnet.named_parameters():
+            if name.startswith(("controlnet_down_blocks", "controlnet_mid_block")):
+                p.mul_(8.0)
     scale_factor = torch.tensor(0.87)
     torch.save(ae.state_dict(), "maisi_folder/models/autoencoder_v1.pt")
     torch.save({"unet_state_dict": unet.state_dict(), "scale_factor": scale_factor, "epoch": 10},
                "maisi_folder/models/diff_unet_3d_rflow-ct.pt")
     torch.save({"controlnet_state_dict": controlnet.state_dict()}, "maisi_folder/models/controlnet_3d_rflow-ct.pt")
 
-    # NV-Generate's sampling loop, in float32 on the CPU.
+    label = torch.zeros(INFER["output_size"], dtype=torch.long)
+    label[2:10, 4:20, 6:26] = 1
+    label[5:12, 8:14, 10:20] = 5
+    label[9:14, 2:9, 20:30] = 12
+    label[0:4, 18:24, 0:8] = 3
+    tensors = {"io.image_xyz": sample(ae, unet, scale_factor),
+               "io.label_xyz": label.float(),
+               "io.image_from_label_xyz": sample(ae, unet, scale_factor, controlnet, label)}
+    write_safetensors("maisi_folder_expected.safetensors", tensors,
+                      source="NV-Generate-style rflow sampling with MONAI 1.6.1, make_maisi_folder.py")
+
+
+def binary_channels(label, bits=8):
+    # MAISI's binarize_labels: bit b of each voxel's value in channel b.
+    mask = 2 ** torch.arange(bits)
+    return label.unsqueeze(-1).bitwise_and(mask).ne(0).float().permute(3, 0, 1, 2).unsqueeze(0)
+
+
+def sample(ae, unet, scale_factor, controlnet=None, label=None):
+    """NV-Generate's sampling loop (with a ControlNet: image-from-mask), float32 on the CPU."""
     size = INFER["output_size"]
     latent_shape = [1, 4] + [s // 4 for s in size]
     latents = torch.randn(latent_shape, generator=torch.Generator().manual_seed(SEED))
@@ -121,12 +148,15 @@ def main():
     next_timesteps = torch.cat((timesteps[1:], torch.tensor([0], dtype=timesteps.dtype)))
     with torch.no_grad():
         for t, next_t in zip(timesteps, next_timesteps):
-            out = unet(x=latents, timesteps=torch.Tensor((t,)), spacing_tensor=spacing, class_labels=modality)
+            residuals = {}
+            if controlnet is not None:
+                down, mid = controlnet(x=latents, timesteps=torch.Tensor((t,)), controlnet_cond=binary_channels(label),
+                                       class_labels=modality)
+                residuals = {"down_block_additional_residuals": down, "mid_block_additional_residual": mid}
+            out = unet(x=latents, timesteps=torch.Tensor((t,)), spacing_tensor=spacing, class_labels=modality, **residuals)
             latents, _ = scheduler.step(out, t, latents, next_t)
         image = ae.decode_stage_2_outputs(latents / scale_factor)
-    hu = torch.clip(image, 0.0, 1.0) * 2000.0 - 1000.0
-    write_safetensors("maisi_folder_expected.safetensors", {"io.image_xyz": hu[0, 0]},
-                      source="NV-Generate-style rflow sampling with MONAI 1.6.1, make_maisi_folder.py")
+    return (torch.clip(image, 0.0, 1.0) * 2000.0 - 1000.0)[0, 0]
 
 
 if __name__ == "__main__":

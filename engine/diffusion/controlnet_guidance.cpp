@@ -1,0 +1,58 @@
+#include "diffusion/controlnet_guidance.hpp"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+
+#include "config/maisi_network_config.hpp"
+#include "core/error.hpp"
+#include "diffusion/diffusion_model_unet.hpp"
+#include "train/tensor_file.hpp"
+
+namespace medsynth {
+
+at::Tensor binary_label_channels(const Volume& label, int bits, bool xyz, const std::string& source) {
+  const auto [nx, ny, nz] = label.size;
+  // Voxels run x fastest: as a [Z, Y, X] tensor without copying.
+  const auto values = at::from_blob(const_cast<float*>(label.voxels.data()),
+                                    {static_cast<std::int64_t>(nz), static_cast<std::int64_t>(ny), static_cast<std::int64_t>(nx)}, at::kFloat);
+  const double max_label = std::ldexp(1.0, bits) - 1;
+  if (values.lt(0).any().item<bool>() || values.gt(max_label).any().item<bool>() || values.ne(values.round()).any().item<bool>())
+    throw DataError(source, "is not a label map of whole values in [0, " + std::to_string(static_cast<long long>(max_label)) +
+                                "] (the ControlNet reads " + std::to_string(bits) + " binary channels)");
+  const auto whole = (xyz ? values.permute({2, 1, 0}) : values).to(at::kLong);
+  std::vector<at::Tensor> channels;
+  for (int b = 0; b < bits; ++b) channels.push_back(whole.bitwise_and(std::int64_t{1} << b).ne(0).to(at::kFloat));
+  return at::stack(channels).unsqueeze(0);
+}
+
+ControlNetGuidance::ControlNetGuidance(const std::string& network_config, const std::string& checkpoint, const Volume& label,
+                                       const std::string& label_source, bool xyz, const c10::Device& device) {
+  const auto config = read_maisi_network_config(network_config);
+  if (!config.controlnet) throw DataError(network_config, "has no controlnet_def: this run cannot generate from a label map");
+  net_ = ControlNetMaisi(*config.controlnet);
+  const TensorFile file = read_tensor_file(checkpoint);
+  at::NoGradGuard no_grad;
+  std::size_t loaded = 0;
+  for (auto& p : net_->named_parameters(true)) {
+    const auto it = file.tensors.find("model.controlnet." + p.key());
+    if (it == file.tensors.end() || it->second.sizes() != p.value().sizes())
+      throw DataError(checkpoint, "does not hold the ControlNet of " + network_config + " (" + p.key() + " missing or mis-shaped)");
+    p.value().copy_(it->second);
+    ++loaded;
+  }
+  if (loaded != file.tensors.size()) throw DataError(checkpoint, "holds tensors the ControlNet of " + network_config + " does not have");
+  net_->to(device);
+  net_->eval();
+  condition_ = binary_label_channels(label, config.controlnet->conditioning_embedding_in_channels, xyz, label_source).to(device);
+}
+
+void ControlNetGuidance::steer(const at::Tensor& x, const at::Tensor& timesteps, UnetConditioning& conditioning) const {
+  UnetEmbeddingInputs classes;
+  classes.class_labels = conditioning.embedding.class_labels;
+  auto residuals = net_->forward(x, timesteps, condition_, 1.0, {}, classes);
+  conditioning.down_block_additional_residuals = std::move(residuals.down_block_residuals);
+  conditioning.mid_block_additional_residual = residuals.mid_block_residual;
+}
+
+}  // namespace medsynth
