@@ -29,6 +29,10 @@ int autoencoder_scale(const AutoencoderSpec& spec);
 // Decodes z [1, C, z, y, x]. tile 0: in one piece; otherwise windows of
 // `tile` latent voxels overlapping by 40 % (MAISI's setting), blended with weights that
 // fall linearly toward each window's border.
-at::Tensor decode_tiled(AutoencoderKLImpl& autoencoder, const at::Tensor& z, int tile);
+// `on_tile(done, total)` after each tile (progress); returning false stops
+// there and returns what is blended so far (the memory benchmark measures a
+// 512^3 decode's peak from its first tiles: every tile is the same size).
+at::Tensor decode_tiled(AutoencoderKLImpl& autoencoder, const at::Tensor& z, int tile,
+                        const std::function<bool(int done, int total)>& on_tile = {});
 
 }  // namespace medsynth

@@ -1,0 +1,133 @@
+// Memory and time of the full-size MAISI networks (BENCHMARKS.md "memory"):
+// peak resident memory of decoding an S^3 CT with NV-Generate's autoencoder
+// (AutoencoderKlMaisi 64/128/256, split convolutions) through the tiled
+// decode, and the time of one diffusion-UNet step (DiffusionModelUNetMaisi
+// as rflow-ct) at an E^3 x 4 latent. Weights are random: time and memory do
+// not depend on them. Prints one row per run; asserts nothing. Run one
+// measurement per process: peak RSS is the process's high-water mark.
+//   build/bin/medsynth-bench-maisi decode --size 512 --tile 32 [--max-tiles 2] [--splits 4]
+//   build/bin/medsynth-bench-maisi unet-step --latent 128
+// --max-tiles K stops the decode after K tiles: every tile is the same size
+// and the blending buffers are allocated with the first, so the peak is
+// reached there; the full decode's time is the per-tile time x the tiles.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/cuda.h>
+
+#include <CLI/CLI.hpp>
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "config/diffusion_spec.hpp"
+#include "diffusion/diffusion_model_unet.hpp"
+#include "diffusion/latent_autoencoder.hpp"
+#include "models/autoencoder_kl.hpp"
+
+using namespace medsynth;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double peak_rss_gib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB on Linux
+}
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// NV-Generate's config_network_rflow.json autoencoder_def.
+AutoencoderKLOptions maisi_autoencoder(int splits) {
+  AutoencoderKLOptions o;
+  o.maisi = true;
+  o.num_channels = {64, 128, 256};
+  o.num_res_blocks = {2, 2, 2};
+  o.attention_levels = {false, false, false};
+  o.norm_num_groups = 32;
+  o.latent_channels = 4;
+  o.num_splits = splits;
+  o.dim_split = 1;
+  o.norm_float16 = true;
+  o.include_fc = false;
+  return o;
+}
+
+// NV-Generate's config_network_rflow.json diffusion_unet_def.
+DiffusionUnetOptions maisi_unet() {
+  DiffusionUnetOptions o;
+  o.channels = {64, 128, 256, 512};
+  o.num_res_blocks = {2, 2, 2, 2};
+  o.attention_levels = {false, false, true, true};
+  o.num_head_channels = {0, 0, 32, 32};
+  o.include_spacing_input = true;
+  o.num_class_embeds = 128;
+  o.resblock_updown = true;
+  o.include_fc = true;
+  return o;
+}
+
+int run_decode(int size, int tile, int max_tiles, int splits, const c10::Device& device) {
+  AutoencoderKL ae(maisi_autoencoder(splits));
+  ae->to(device);
+  ae->eval();
+  const double before = peak_rss_gib();
+  const auto z = at::randn({1, 4, size / 4, size / 4, size / 4}).to(device);
+  int done = 0, total = 0;
+  const auto start = Clock::now();
+  decode_tiled(*ae, z, tile, [&](int d, int t) {
+    done = d;
+    total = t;
+    return max_tiles <= 0 || d < max_tiles;
+  });
+  const double elapsed = seconds_since(start);
+  const double per_tile = done > 0 ? elapsed / done : elapsed;
+  std::printf("decode %d^3  tile %d (latent) = %d^3 image  splits %d  tiles %d/%d  peak RSS %.2f GiB (%.2f before decoding)  "
+              "%.1f s per tile, full decode ~%.0f s%s\n",
+              size, tile, tile * 4, splits, done, total, peak_rss_gib(), before, per_tile, per_tile * total,
+              device.is_cuda() ? "" : " (CPU)");
+  if (device.is_cuda())
+    std::printf("  peak CUDA memory: see nvidia-smi or PYTORCH_CUDA_ALLOC_CONF stats (not read here)\n");
+  return 0;
+}
+
+int run_unet_step(int latent, const c10::Device& device) {
+  DiffusionModelUNet unet(maisi_unet());
+  unet->to(device);
+  unet->eval();
+  at::NoGradGuard no_grad;
+  const auto x = at::randn({1, 4, latent, latent, latent}).to(device);
+  UnetConditioning c;
+  c.embedding.class_labels = at::ones({1}, at::TensorOptions().dtype(at::kLong).device(device));
+  c.embedding.spacing = at::full({1, 3}, 150.0).to(device);
+  const auto t = at::full({1}, 500.0).to(device);
+  const auto start = Clock::now();
+  unet->forward(x, t, c);
+  std::printf("unet step  latent %d^3 x 4  %.1f s  peak RSS %.2f GiB\n", latent, seconds_since(start), peak_rss_gib());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int size = 256, tile = 32, max_tiles = 0, splits = 4, latent = 128, threads = 0;
+  CLI::App cli{"medsynth-bench-maisi: peak memory of a full-size MAISI decode and the time of a full-size UNet step. Prints; asserts nothing."};
+  cli.set_version_flag("--version", std::string("medsynth-bench-maisi ") + MEDSYNTH_VERSION);
+  cli.add_option("--threads", threads, "Intra-op threads (default: LibTorch's)");
+  cli.require_subcommand(1);
+  auto* decode = cli.add_subcommand("decode", "Tiled decode of a size^3 image");
+  decode->add_option("--size", size, "Image edge in voxels (a multiple of 4)")->capture_default_str();
+  decode->add_option("--tile", tile, "Latent tile edge (NV-Generate: 48 or 80 on GPUs)")->capture_default_str();
+  decode->add_option("--max-tiles", max_tiles, "Stop after this many tiles (0: all)")->capture_default_str();
+  decode->add_option("--splits", splits, "num_splits of the convolutions (NV-Generate: 4)")->capture_default_str();
+  auto* step = cli.add_subcommand("unet-step", "One forward of the rflow-ct UNet");
+  step->add_option("--latent", latent, "Latent edge (MAISI's 512^3 image: 128)")->capture_default_str();
+  CLI11_PARSE(cli, argc, argv);
+  if (threads > 0) at::set_num_threads(threads);
+  const c10::Device device = torch::cuda::is_available() ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  std::printf("%d threads, %s\n", at::get_num_threads(), device.is_cuda() ? torch::cuda::device_count() > 0 ? "cuda:0" : "cuda" : "cpu");
+  return decode->parsed() ? run_decode(size, tile, max_tiles, splits, device) : run_unet_step(latent, device);
+}
