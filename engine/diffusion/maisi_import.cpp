@@ -119,6 +119,11 @@ void apply_infer_config(const std::string& path, JobSpec& job) {
     if (j.contains("output_size")) job.generate.output_size = j["output_size"].get<std::array<int, 3>>();
     if (j.contains("spacing")) job.generate.spacing = j["spacing"].get<std::array<double, 3>>();
     if (j.contains("modality") && j["modality"].is_number_integer()) job.generate.modality = j["modality"].get<int>();
+    // NV-Generate decodes in latent windows of this size; ours are cubes.
+    if (j.contains("autoencoder_sliding_window_infer_size")) {
+      const auto window = j["autoencoder_sliding_window_infer_size"].get<std::vector<int>>();
+      if (!window.empty()) job.generate.decode_tile = *std::min_element(window.begin(), window.end());
+    }
     if (j.contains("num_inference_steps") && job.scheduler.kind == "rflow")
       job.scheduler.num_inference_steps = j["num_inference_steps"].get<int>();
   } catch (const nlohmann::json::exception& e) {
