@@ -7,27 +7,48 @@
 
 #include "core/error.hpp"
 
+#include "eval/resnet_feature_weights.hpp"
+#include "train/torch_archive.hpp"
+
 namespace medsynth {
 
+// One of the two: a TorchScript module, or a 3D ResNet built from weights.
 struct FeatureNetwork::Module {
   torch::jit::script::Module module;
+  ResNet3d resnet{nullptr};
 };
 
 FeatureNetwork::FeatureNetwork(const std::string& path) : path_(path), module_(std::make_unique<Module>()) {
   if (!std::filesystem::is_regular_file(path)) throw DataError(path, "feature network: no such file");
+  std::string script_error;
   try {
     module_->module = torch::jit::load(path, at::kCPU);
+    module_->module.eval();
+    return;
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    throw DataError(path, "feature network: not a TorchScript file (torch.jit.save): " + what.substr(0, what.find('\n')));
+    script_error = e.what();
+    script_error = script_error.substr(0, script_error.find('\n'));
   }
-  module_->module.eval();
+  // Not TorchScript: MedicalNet-style ResNet weights written by torch.save.
+  PickleValue root;
+  try {
+    root = read_torch_file(path);
+  } catch (const DataError& e) {
+    throw DataError(path, "feature network: neither TorchScript (" + script_error + ") nor torch.save weights (" + e.reason() + ")");
+  }
+  module_->resnet = resnet_from_state_dict(state_dict_of(root, path), path);
 }
 
 FeatureNetwork::~FeatureNetwork() = default;
 
 at::Tensor FeatureNetwork::features(const at::Tensor& input) const {
   at::NoGradGuard no_grad;
+  if (module_->resnet) {
+    if (input.dim() != 5)
+      throw RuntimeError(path_ + ": a 3D ResNet (MedicalNet weights) takes volumes [N, C, D, H, W], not " + c10::str(input.sizes()) +
+                         ": use --feature-mode 3d, or a TorchScript 2D network for 2.5d");
+    return module_->resnet->features(input.to(at::kFloat).contiguous()).to(at::kDouble).cpu();
+  }
   at::Tensor out;
   try {
     auto result = module_->module.forward({input.to(at::kFloat).contiguous()});
