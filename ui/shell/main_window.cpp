@@ -18,6 +18,7 @@
 #include "app/jobs/job_templates.hpp"
 #include "ui/history/run_history_widget.hpp"
 #include "ui/jobs/job_editor_widget.hpp"
+#include "ui/jobs/maisi_generate_dialog.hpp"
 #include "ui/machine/machine_panel.hpp"
 #include "ui/cluster/cluster_panel.hpp"
 #include "ui/cluster/gui_auth_delegate.hpp"
@@ -124,6 +125,9 @@ void MainWindow::build_menus() {
   QAction* open_volume = file->addAction(tr("Open &volume…"), this, [this] { volumes_->open_volume_dialog(this); });
   open_volume->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
   file->addAction(tr("&Compare volumes…"), this, [this] { volumes_->compare_dialog(this); });
+  file->addSeparator();
+  QAction* maisi = file->addAction(tr("&Generate CT from MAISI weights…"), this, [this] { open_maisi_dialog(); });
+  maisi->setObjectName(QStringLiteral("action_maisi_generate"));
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -281,6 +285,23 @@ void MainWindow::close_tab(int index) {
   if (run) monitors_.remove(run);
   tabs_->removeTab(index);
   monitor->deleteLater();
+}
+
+MaisiGenerateDialog* MainWindow::open_maisi_dialog() {
+  if (!maisi_dialog_) {
+    const QStringList roots = effective_roots();
+    maisi_dialog_ = new MaisiGenerateDialog(roots.isEmpty() ? QString() : roots.front(), machine_->processes(), this);
+    connect(maisi_dialog_, &MaisiGenerateDialog::generated, this, [this](const QString& image, const QString& label) {
+      volumes_->open_volume(image);  // X_label.nii.gz beside X_image.nii.gz opens with it
+      show_status(label.isEmpty() ? tr("Generated %1").arg(image) : tr("Generated %1 with %2").arg(image, label));
+    });
+    connect(maisi_dialog_->flow(), &app::MaisiGenerateFlow::failed, this,
+            [this](const QString& message) { show_error(tr("MAISI generation: %1").arg(message.section('\n', 0, 0))); });
+  }
+  maisi_dialog_->show();
+  maisi_dialog_->raise();
+  maisi_dialog_->activateWindow();
+  return maisi_dialog_;
 }
 
 void MainWindow::open_run_dialog() {

@@ -1,7 +1,8 @@
 // The console's main window. Thin: it owns the document, the run store and the
 // controllers, hosts the feature widgets (Job editor and Runs history as tabs,
 // a monitor tab per open run, the Machine panel as a dock), and wires their
-// signals; menus, shortcuts (Ctrl+O open, Ctrl+S save, Ctrl+R launch, Ctrl+.
+// signals; menus (File > Generate CT from MAISI weights… opens
+// MaisiGenerateDialog), shortcuts (Ctrl+O open, Ctrl+S save, Ctrl+R launch, Ctrl+.
 // stop, Ctrl+T theme, F5 refresh history) and the status bar, where errors
 // from any part show. Built by main() and by the end-to-end test.
 #pragma once
@@ -31,6 +32,7 @@ class GuiAuthDelegate;
 class JobEditorWidget;
 class LaunchCoordinator;
 class MachinePanel;
+class MaisiGenerateDialog;
 class RunController;
 class RunHistoryWidget;
 class RunMonitorWidget;
@@ -71,6 +73,9 @@ class MainWindow : public QMainWindow {
  public slots:
   void show_status(const QString& text);
   void show_error(const QString& text);
+  // File > Generate CT from MAISI weights…: the dialog (one, non-modal); what
+  // it generates opens in a viewer tab, its label map over it.
+  MaisiGenerateDialog* open_maisi_dialog();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -102,6 +107,7 @@ class MainWindow : public QMainWindow {
   ClusterPanel* clusters_ = nullptr;
   QDockWidget* cluster_dock_ = nullptr;
   QHash<const RunController*, QPointer<RunMonitorWidget>> monitors_;
+  QPointer<MaisiGenerateDialog> maisi_dialog_;
   QLabel* status_label_ = nullptr;
   QString last_message_;
   bool quit_when_stopped_ = false;  // closing waits for the run to stop

@@ -13,6 +13,7 @@
 #include <vtkImageProperty.h>
 #include <vtkImageResliceMapper.h>
 #include <vtkImageSlice.h>
+#include <vtkImageStack.h>
 #include <vtkLookupTable.h>
 #include <vtkMatrix4x4.h>
 #include <vtkPoints.h>
@@ -77,7 +78,11 @@ SliceScene::SliceScene(SliceOrientation orientation) : orientation_(orientation)
   slice_->SetMapper(mapper_);
   slice_->SetProperty(property_);
   slice_->VisibilityOff();
-  renderer_->AddViewProp(slice_);
+  property_->SetLayerNumber(0);
+  stack_->AddImage(slice_);
+  stack_->AddImage(overlay_.prop());
+  stack_->SetActiveLayer(0);
+  renderer_->AddViewProp(stack_);
 
   // Crosshair: drawn in 2D on top of the slice, positioned in world coordinates.
   make_two_segments(crosshair_points_, crosshair_);
@@ -155,6 +160,7 @@ void SliceScene::set_image(vtkImageData* image, vtkMatrix4x4* index_to_world, co
 void SliceScene::clear_image() {
   slice_->VisibilityOff();
   mapper_->SetInputData(static_cast<vtkImageData*>(nullptr));
+  overlay_.clear();
   has_image_ = false;
   geometry_ = VolumeGeometry();
   set_annotations_visible(annotations_);

@@ -1,6 +1,8 @@
 // One slice view's VTK scene: the resliced image (vtkImageResliceMapper,
 // slice through the crosshair point, facing the camera), the crosshair,
-// orientation letters, a title and a scale bar, and the orthographic camera
+// orientation letters, a title and a scale bar, an optional label-map layer
+// over the image (LabelOverlayLayer, stacked with vtkImageStack so that the
+// two coplanar slices never z-fight), and the orthographic camera
 // described by SliceCamera (slice_geometry.hpp). No Qt widgets: SliceView
 // hosts it in a VtkOpenGLWidget, snapshot_volume() in an offscreen window.
 // Internal to medsynth_viewer.
@@ -10,6 +12,7 @@
 #include <vtkSmartPointer.h>
 
 #include "ui/viewer/colormap.hpp"
+#include "ui/viewer/label_overlay_layer.hpp"
 #include "ui/viewer/slice_geometry.hpp"
 #include "ui/viewer/window_level.hpp"
 
@@ -19,6 +22,7 @@ class vtkImageData;
 class vtkImageProperty;
 class vtkImageResliceMapper;
 class vtkImageSlice;
+class vtkImageStack;
 class vtkMatrix4x4;
 class vtkObject;
 class vtkPoints;
@@ -48,6 +52,9 @@ class SliceScene {
   void set_window_level(const WindowLevel& window_level);
   void set_colormap(Colormap map);
   void set_annotations_visible(bool visible);
+  // The label map drawn over the image (empty until set_labels is called).
+  LabelOverlayLayer& label_overlay() { return overlay_; }
+  const LabelOverlayLayer& label_overlay() const { return overlay_; }
 
   // View state: zoom 1 fits the whole grid; pan_center is the in-plane point
   // at the view's centre (its offset along the normal is ignored).
@@ -82,6 +89,8 @@ class SliceScene {
   vtkNew<vtkImageResliceMapper> mapper_;
   vtkNew<vtkImageSlice> slice_;
   vtkNew<vtkImageProperty> property_;
+  LabelOverlayLayer overlay_;
+  vtkNew<vtkImageStack> stack_;  // layer 0 the image, layer 1 the labels
   vtkNew<vtkCallbackCommand> start_callback_;
   vtkNew<vtkPoints> crosshair_points_;
   vtkNew<vtkPolyData> crosshair_;

@@ -6,6 +6,8 @@
 #include <QSignalBlocker>
 #include <QToolButton>
 
+#include "ui/viewer/label_overlay_controls.hpp"
+
 namespace medsynth::ui {
 
 namespace {
@@ -43,6 +45,9 @@ ViewerToolbar::ViewerToolbar(bool volume_rendering, QWidget* parent) : QWidget(p
   layout->addWidget(volume_box_);
   volume_label->setVisible(volume_rendering);
   volume_box_->setVisible(volume_rendering);
+
+  label_controls_ = new LabelOverlayControls(this);
+  layout->addWidget(label_controls_);
 
   layout->addStretch(1);
   auto* reset = new QToolButton(this);

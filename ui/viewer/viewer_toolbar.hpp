@@ -1,5 +1,6 @@
 // The row of controls above VolumeViewerWidget's views: window/level preset,
-// colormap, 3D transfer-function preset, reset and screenshot. Emits what the
+// colormap, 3D transfer-function preset, the label map (LabelOverlayControls:
+// open, show/hide, opacity), reset and screenshot. Emits what the
 // user picked; the show_* setters reflect the viewer's state without emitting.
 #pragma once
 
@@ -17,6 +18,8 @@ class QToolButton;
 
 namespace medsynth::ui {
 
+class LabelOverlayControls;
+
 class ViewerToolbar : public QWidget {
   Q_OBJECT
 
@@ -32,6 +35,7 @@ class ViewerToolbar : public QWidget {
   QComboBox* window_box() const { return window_box_; }
   QComboBox* colormap_box() const { return colormap_box_; }
   QComboBox* volume_box() const { return volume_box_; }
+  LabelOverlayControls* label_controls() const { return label_controls_; }
 
  signals:
   void window_preset_chosen(medsynth::ui::WindowPreset preset);
@@ -45,6 +49,7 @@ class ViewerToolbar : public QWidget {
   QComboBox* colormap_box_ = nullptr;
   QComboBox* volume_box_ = nullptr;
   QLabel* window_level_label_ = nullptr;
+  LabelOverlayControls* label_controls_ = nullptr;
 };
 
 }  // namespace medsynth::ui

@@ -5,6 +5,7 @@
 
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -19,6 +20,9 @@
 #include <vtkMatrix4x4.h>
 #include <vtkSmartPointer.h>
 
+#include "ui/viewer/label_map.hpp"
+#include "ui/viewer/label_overlay_controller.hpp"
+#include "ui/viewer/label_overlay_controls.hpp"
 #include "ui/viewer/slice_scene.hpp"
 #include "ui/viewer/slice_view.hpp"
 #include "ui/viewer/viewer_toolbar.hpp"
@@ -43,6 +47,8 @@ struct VolumeViewerWidget::Private {
   QLabel* status = nullptr;
   std::array<SliceView*, 3> slices{};
   VolumeRenderView* render_view = nullptr;
+  LabelOverlayController* labels = nullptr;
+  QString volume_text;  // the message line for the shown volume
 
   std::shared_ptr<const Volume> volume;
   QString label;
@@ -139,6 +145,25 @@ void VolumeViewerWidget::build_views() {
     d_->slices[slot(o)] = view;
     connect_slice_view(view);
   }
+  d_->labels = new LabelOverlayController(d_->slices, d_->options.read_options, this);
+  connect(d_->labels, &LabelOverlayController::loaded, this, [this](const QString& path) {
+    show_message(tr("%1 — labels: %2").arg(d_->volume_text, QFileInfo(path).fileName()), false);
+    update_status(probe_voxel_or_empty(d_->volume.get(), d_->geometry, d_->cursor));
+    emit label_map_loaded(path);
+  });
+  connect(d_->labels, &LabelOverlayController::failed, this, [this](const QString& message) {
+    show_message(message, true);
+    emit label_map_failed(message);
+  });
+  if (d_->toolbar != nullptr) {
+    LabelOverlayControls* controls = d_->toolbar->label_controls();
+    connect(controls, &LabelOverlayControls::open_requested, this, &VolumeViewerWidget::open_label_map_dialog);
+    connect(controls, &LabelOverlayControls::visible_toggled, this, &VolumeViewerWidget::set_labels_visible);
+    connect(controls, &LabelOverlayControls::opacity_chosen, this, &VolumeViewerWidget::set_label_opacity);
+    connect(d_->labels, &LabelOverlayController::changed, controls, [this, controls] {
+      controls->show_state(d_->labels->has_labels(), d_->labels->visible(), d_->labels->opacity(), d_->labels->path());
+    });
+  }
   if (d_->options.volume_rendering) {
     d_->render_view = new VolumeRenderView(d_->options.ray_cast_mode, this);
     d_->render_view->setObjectName(QStringLiteral("volume_3d"));
@@ -205,6 +230,7 @@ void VolumeViewerWidget::show_loaded(const LoadedVolume& loaded) {
     view->set_volume(d_->volume, d_->geometry, d_->image, d_->matrix);
     view->set_cursor(d_->cursor);
   }
+  d_->labels->set_image(d_->volume, loaded.path, d_->matrix);
   d_->volume_preset = suggest_volume_preset(d_->stats);
   if (d_->render_view != nullptr) {
     d_->render_view->scene().set_preset(d_->volume_preset);
@@ -218,11 +244,15 @@ void VolumeViewerWidget::show_loaded(const LoadedVolume& loaded) {
   apply_window_preset(preset);
   QString text = QString::fromStdString(describe_volume(*d_->volume));
   if (!loaded.warnings.isEmpty()) text += QStringLiteral(" — ") + loaded.warnings.join(QStringLiteral("; "));
-  show_message(QStringLiteral("%1 — %2").arg(QFileInfo(loaded.path).fileName(), text), false);
+  d_->volume_text = QStringLiteral("%1 — %2").arg(QFileInfo(loaded.path).fileName(), text);
+  show_message(d_->volume_text, false);
   update_status(probe_voxel_or_empty(d_->volume.get(), d_->geometry, d_->cursor));
   render_all();
   emit cursor_changed(d_->cursor);
   emit volume_loaded(loaded.path);
+  // A generated pair (X_image.nii.gz, X_label.nii.gz): show both.
+  if (const QString sibling = sibling_label_path(loaded.path); !sibling.isEmpty() && QFileInfo::exists(sibling))
+    open_label_map(sibling);
 }
 
 void VolumeViewerWidget::set_volume(std::shared_ptr<const Volume> volume, const QString& label) {
@@ -238,6 +268,7 @@ void VolumeViewerWidget::clear() {
   d_->volume.reset();
   d_->image = nullptr;
   d_->label.clear();
+  d_->labels->set_image(nullptr, QString(), nullptr);
   for (SliceView* view : d_->slices) view->clear_volume();
   if (d_->render_view != nullptr) d_->render_view->scene().clear_image();
   d_->status->clear();
@@ -261,6 +292,41 @@ Vec3 VolumeViewerWidget::cursor() const { return d_->cursor; }
 SliceView* VolumeViewerWidget::slice_view(SliceOrientation o) const { return d_->slices[slot(o)]; }
 VolumeRenderView* VolumeViewerWidget::volume_view() const { return d_->render_view; }
 ViewerToolbar* VolumeViewerWidget::toolbar() const { return d_->toolbar; }
+LabelOverlayController* VolumeViewerWidget::label_overlay() const { return d_->labels; }
+bool VolumeViewerWidget::has_label_map() const { return d_->labels->has_labels(); }
+QString VolumeViewerWidget::label_map_path() const { return d_->labels->path(); }
+void VolumeViewerWidget::clear_label_map() { d_->labels->clear(); }
+void VolumeViewerWidget::set_label_opacity(double opacity) { d_->labels->set_opacity(opacity); }
+void VolumeViewerWidget::set_labels_visible(bool visible) { d_->labels->set_visible(visible); }
+
+void VolumeViewerWidget::open_label_map(const QString& path) {
+  if (!d_->volume) {
+    const QString message = tr("label map %1: open an image first; a label map is drawn over an image").arg(path);
+    show_message(message, true);
+    emit label_map_failed(message);
+    return;
+  }
+  show_message(tr("Loading label map %1…").arg(path), false);
+  d_->labels->open(path);
+}
+
+bool VolumeViewerWidget::set_label_map(std::shared_ptr<const Volume> labels, const QString& label, QString* error) {
+  QString problem;
+  if (d_->labels->set_labels(std::move(labels), label, &problem)) {
+    show_message(tr("%1 — labels: %2").arg(d_->volume_text, QFileInfo(label).fileName()), false);
+    return true;
+  }
+  show_message(problem, true);
+  if (error) *error = problem;
+  return false;
+}
+
+void VolumeViewerWidget::open_label_map_dialog() {
+  const QString start = d_->label.isEmpty() ? QString() : QFileInfo(d_->label).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open a label map"), start,
+                                                    tr("Label maps (*.nii *.nii.gz);;All files (*)"));
+  if (!path.isEmpty()) open_label_map(path);
+}
 
 void VolumeViewerWidget::show_message(const QString& text, bool is_error) {
   d_->message_is_error = is_error;
@@ -379,6 +445,8 @@ void VolumeViewerWidget::update_status(const VoxelProbe& probe) {
                               .arg(static_cast<double>(probe.value), 0, 'g', 6)
                               .arg(position)
                         : QStringLiteral("outside the volume  %1").arg(position);
+    if (const auto label = probe.inside ? d_->labels->label_at(probe.index) : std::nullopt)
+      text += QStringLiteral("  label %1").arg(*label);
   }
   if (text == d_->status->text()) return;
   d_->status->setText(text);

@@ -2,7 +2,9 @@
 // linked crosshair, a 3D rendering, window/level presets and colormaps, the
 // voxel value and LPS position under the mouse, drag-and-drop, screenshots.
 // Volumes open off the GUI thread (VolumeLoader); a file the volume layer
-// rejects shows its message inside the widget, never a crash.
+// rejects shows its message inside the widget, never a crash. A label map can
+// be drawn over the slices (LabelOverlayController: fixed colours, opacity,
+// show/hide); opening X_image.nii.gz also opens X_label.nii.gz beside it.
 //
 // For the console:   auto* viewer = new VolumeViewerWidget(parent);
 //                    viewer->open_volume(path);        // --open-volume FILE
@@ -30,6 +32,7 @@ class QMimeData;
 
 namespace medsynth::ui {
 
+class LabelOverlayController;
 class SliceView;
 class ViewerToolbar;
 
@@ -67,6 +70,15 @@ class VolumeViewerWidget : public QWidget {
   QString volume_label() const;  // the path or label of what is shown
   const IntensityStats& intensity_statistics() const;
 
+  // A label map over the image, on the image's grid (else refused with a
+  // message naming both files); label_map_loaded or label_map_failed follows.
+  void open_label_map(const QString& path);
+  bool set_label_map(std::shared_ptr<const Volume> labels, const QString& label, QString* error = nullptr);
+  void clear_label_map();
+  bool has_label_map() const;
+  QString label_map_path() const;
+  LabelOverlayController* label_overlay() const;
+
   // The message shown in the widget (error, loading, hint); empty when none.
   QString message_text() const;
   // The last load error (empty after a successful load).
@@ -103,11 +115,17 @@ class VolumeViewerWidget : public QWidget {
   void set_slice_view_state(medsynth::ui::SliceOrientation orientation, double zoom,
                             const medsynth::ui::Vec3& pan_center);
   void reset_views();
+  void set_label_opacity(double opacity);  // 0..1
+  void set_labels_visible(bool visible);
+  // "Label map…": a file dialog, then open_label_map.
+  void open_label_map_dialog();
   void show_message(const QString& text, bool is_error);
 
  signals:
   void volume_loaded(const QString& label);
   void load_failed(const QString& message);
+  void label_map_loaded(const QString& path);
+  void label_map_failed(const QString& message);
   void cursor_changed(const medsynth::ui::Vec3& world);
   void voxel_hovered(const medsynth::ui::VoxelProbe& probe);
   void status_text_changed(const QString& text);

@@ -1,0 +1,121 @@
+#include "app/launch/maisi_generate_flow.hpp"
+
+#include <QDir>
+#include <QFileInfo>
+
+#include "app/launch/local_launcher.hpp"
+
+namespace medsynth::app {
+
+namespace {
+
+constexpr int k_tail_lines = 12;
+
+QString quoted(const QString& arg) {
+  return arg.contains(QLatin1Char(' ')) || arg.isEmpty() ? QLatin1Char('\'') + arg + QLatin1Char('\'') : arg;
+}
+
+QString command_line(const QString& program, const QStringList& args) {
+  QStringList parts{quoted(program)};
+  for (const QString& a : args) parts << quoted(a);
+  return parts.join(QLatin1Char(' '));
+}
+
+}  // namespace
+
+MaisiGenerateFlow::MaisiGenerateFlow(QObject* parent, QString engine) : QObject(parent), engine_(std::move(engine)) {}
+
+MaisiGenerateFlow::~MaisiGenerateFlow() {
+  if (is_running()) {
+    disconnect(process_, nullptr, this, nullptr);
+    process_->kill();
+    process_->waitForFinished(5000);
+  }
+}
+
+QString MaisiGenerateFlow::program() const { return engine_.isEmpty() ? LocalLauncher::engine_path() : engine_; }
+
+bool MaisiGenerateFlow::is_running() const { return process_ && process_->state() != QProcess::NotRunning; }
+
+void MaisiGenerateFlow::start(const MaisiGenerateRequest& request) {
+  if (is_running()) {
+    emit failed(QStringLiteral("a MAISI generation is already running (%1)").arg(request_.run_dir));
+    return;
+  }
+  request_ = request;
+  cancel_requested_ = false;
+  stage_ = Stage::idle;
+  QStringList problems = request.validate();
+  const QString engine = program();
+  if (engine.isEmpty())
+    problems << QStringLiteral("engine: medsynth-engine not found (set MEDSYNTH_ENGINE, or put it next to medsynth or on PATH)");
+  if (!problems.isEmpty()) return fail(problems.join(QLatin1Char('\n')));
+  if (const QString parent = QFileInfo(request.run_dir).absolutePath(); !QDir().mkpath(parent))
+    return fail(QStringLiteral("run_dir: cannot create the runs folder %1").arg(parent));
+  stage_ = Stage::importing;
+  run(QStringLiteral("import-maisi"), maisi_import_arguments(request_));
+}
+
+void MaisiGenerateFlow::cancel() {
+  if (!is_running()) return;
+  cancel_requested_ = true;
+  process_->terminate();
+}
+
+void MaisiGenerateFlow::run(const QString& stage, const QStringList& arguments) {
+  if (process_) process_->deleteLater();
+  stage_name_ = stage;
+  stderr_lines_.clear();
+  stderr_tail_.clear();
+  process_ = new QProcess(this);
+  process_->setProgram(program());
+  process_->setArguments(arguments);
+  process_->setProcessChannelMode(QProcess::MergedChannels);
+  connect(process_, &QProcess::readyReadStandardOutput, this, [this] {
+    for (const QString& line : stderr_lines_.feed(process_->readAllStandardOutput())) {
+      stderr_tail_ << line;
+      if (stderr_tail_.size() > k_tail_lines) stderr_tail_.removeFirst();
+      emit output_line(line);
+    }
+  });
+  connect(process_, &QProcess::finished, this, &MaisiGenerateFlow::on_finished);
+  connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+    if (error == QProcess::FailedToStart)
+      fail(QStringLiteral("could not start %1: %2").arg(process_->program(), process_->errorString()));
+  });
+  emit stage_started(stage, command_line(program(), arguments));
+  process_->start();
+}
+
+void MaisiGenerateFlow::on_finished(int exit_code, QProcess::ExitStatus status) {
+  for (const QString& line : stderr_lines_.feed(process_->readAllStandardOutput()) + stderr_lines_.finish()) {
+    stderr_tail_ << line;
+    if (stderr_tail_.size() > k_tail_lines) stderr_tail_.removeFirst();
+    emit output_line(line);
+  }
+  if (cancel_requested_) return fail(QStringLiteral("%1 stopped").arg(stage_name_));
+  if (status == QProcess::CrashExit || exit_code != 0) {
+    const QString how = status == QProcess::CrashExit ? QStringLiteral("crashed")
+                                                      : QStringLiteral("failed (exit %1)").arg(exit_code);
+    // The engine's own message ("medsynth-engine: error: …") is its last lines.
+    return fail(QStringLiteral("%1 %2:\n%3").arg(stage_name_, how, stderr_tail_.join(QLatin1Char('\n'))));
+  }
+  if (stage_ == Stage::importing) {
+    stage_ = Stage::generating;
+    run(QStringLiteral("generate"), maisi_generate_arguments(request_));
+    return;
+  }
+  const GeneratedFiles files = find_generated_files(request_.run_dir);
+  if (files.image.isEmpty())
+    return fail(QStringLiteral("generate finished but wrote no image into %1/output").arg(request_.run_dir));
+  stage_ = Stage::done;
+  emit succeeded(files.image, files.label);
+}
+
+void MaisiGenerateFlow::fail(const QString& message) {
+  if (stage_ == Stage::failed) return;
+  stage_ = Stage::failed;
+  emit failed(message);
+}
+
+}  // namespace medsynth::app

@@ -1,0 +1,106 @@
+#include "app/launch/maisi_generate_request.hpp"
+
+#include <cmath>
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace medsynth::app {
+
+namespace {
+
+QString number(double v) { return QString::number(v, 'g', 10); }
+
+QString bracketed(const QStringList& items) { return QLatin1Char('[') + items.join(QLatin1Char(',')) + QLatin1Char(']'); }
+
+}  // namespace
+
+QStringList maisi_models() {
+  return {QStringLiteral("rflow-ct"), QStringLiteral("ddpm-ct"), QStringLiteral("rflow-mr")};
+}
+
+QStringList maisi_folder_problems(const QString& folder) {
+  if (folder.trimmed().isEmpty()) return {QStringLiteral("folder: choose the NV-Generate-CTMR download")};
+  const QDir dir(folder);
+  if (!dir.exists()) return {QStringLiteral("folder: %1: no such folder").arg(folder)};
+  QStringList problems;
+  const QStringList configs =
+      QDir(dir.filePath(QStringLiteral("configs"))).entryList({QStringLiteral("config_network_*.json")}, QDir::Files);
+  if (configs.isEmpty())
+    problems << QStringLiteral("folder: %1 has no configs/config_network_*.json (is it an NV-Generate-CTMR checkout?)")
+                    .arg(folder);
+  if (!QFileInfo(dir.filePath(QStringLiteral("models"))).isDir())
+    problems << QStringLiteral("folder: %1 has no models/ folder (download the MAISI weights into it first)").arg(folder);
+  return problems;
+}
+
+QStringList MaisiGenerateRequest::validate() const {
+  QStringList problems = maisi_folder_problems(folder);
+  if (!maisi_models().contains(model))
+    problems << QStringLiteral("model: %1 is not one of %2").arg(model, maisi_models().join(QStringLiteral(", ")));
+  if (!label_map.isEmpty() && !QFileInfo(label_map).isFile())
+    problems << QStringLiteral("label_map: %1: no such file").arg(label_map);
+  static const char* axes[3] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    const auto i = static_cast<std::size_t>(a);
+    if (output_size[i] <= 0)
+      problems << QStringLiteral("output_size.%1: must be > 0 voxels (got %2)").arg(axes[a]).arg(output_size[i]);
+    if (!(spacing[i] > 0.0) || !std::isfinite(spacing[i]))
+      problems << QStringLiteral("spacing.%1: must be > 0 mm (got %2)").arg(axes[a]).arg(spacing[i]);
+  }
+  if (num_images < 1) problems << QStringLiteral("num_images: must be >= 1 (got %1)").arg(num_images);
+  if (nproc_per_node < 1) problems << QStringLiteral("nproc_per_node: must be >= 1 (got %1)").arg(nproc_per_node);
+  if (run_dir.isEmpty())
+    problems << QStringLiteral("run_dir: missing (where the imported run goes)");
+  else if (QFileInfo::exists(run_dir))
+    problems << QStringLiteral("run_dir: %1 exists already (import-maisi makes a new run directory)").arg(run_dir);
+  return problems;
+}
+
+QString default_maisi_run_dir(const QString& runs_dir, const QString& model, const QDateTime& now) {
+  return QDir(runs_dir).filePath(
+      QStringLiteral("maisi-%1-%2").arg(model, now.toString(QStringLiteral("yyyyMMdd-HHmmss"))));
+}
+
+QStringList maisi_import_arguments(const MaisiGenerateRequest& r) {
+  return {QStringLiteral("import-maisi"), r.folder, QStringLiteral("--out"), r.run_dir, QStringLiteral("--model"),
+          r.model};
+}
+
+QStringList maisi_generate_arguments(const MaisiGenerateRequest& r) {
+  QStringList args;
+  // One process: plain generate (no rendezvous to set up); more: the launcher.
+  if (r.nproc_per_node > 1)
+    args << QStringLiteral("launch") << QStringLiteral("--nproc-per-node") << QString::number(r.nproc_per_node);
+  args << QStringLiteral("generate") << r.run_dir
+       << QStringLiteral("generate.output_size=") +
+              bracketed({QString::number(r.output_size[0]), QString::number(r.output_size[1]),
+                         QString::number(r.output_size[2])})
+       << QStringLiteral("generate.spacing=") +
+              bracketed({number(r.spacing[0]), number(r.spacing[1]), number(r.spacing[2])})
+       << QStringLiteral("--num-images") << QString::number(r.num_images);
+  if (!r.label_map.isEmpty()) args << QStringLiteral("--label") << r.label_map;
+  return args;
+}
+
+GeneratedFiles find_generated_files(const QString& run_dir) {
+  const QDir output(QDir(run_dir).filePath(QStringLiteral("output")));
+  const QStringList files = output.entryList({QStringLiteral("*.nii.gz"), QStringLiteral("*.nii")}, QDir::Files,
+                                             QDir::Name);
+  GeneratedFiles found;
+  for (const QString& name : files) {
+    if (name.contains(QStringLiteral("_label.nii"))) continue;
+    found.image = output.filePath(name);
+    break;
+  }
+  if (found.image.isEmpty()) return found;
+  for (const QString& ext : {QStringLiteral(".nii.gz"), QStringLiteral(".nii")}) {
+    const QString suffix = QStringLiteral("_image") + ext;
+    if (!found.image.endsWith(suffix)) continue;
+    const QString label = found.image.left(found.image.size() - suffix.size()) + QStringLiteral("_label") + ext;
+    if (QFileInfo::exists(label)) found.label = label;
+  }
+  return found;
+}
+
+}  // namespace medsynth::app

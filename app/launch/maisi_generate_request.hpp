@@ -1,0 +1,57 @@
+// "Generate CT from MAISI weights" (issue 17.5) as data: what the user chose
+// (an NV-Generate-CTMR download, the model, an optional label map, output
+// size and spacing, processes) and the two engine command lines it becomes:
+//   import-maisi FOLDER --out RUN_DIR --model MODEL
+//   generate RUN_DIR generate.output_size=[x,y,z] generate.spacing=[a,b,c]
+//            --num-images N [--label MAP]
+// (`launch --nproc-per-node P generate …` when P > 1). Pure and synchronous:
+// MaisiGenerateFlow runs the commands; the ui's dialog validates with it.
+#pragma once
+
+#include <array>
+
+#include <QDateTime>
+#include <QString>
+#include <QStringList>
+
+namespace medsynth::app {
+
+// The models an NV-Generate-CTMR folder can hold (import-maisi --model).
+QStringList maisi_models();
+
+struct MaisiGenerateRequest {
+  QString folder;                            // the NV-Generate download: configs/, models/
+  QString model = QStringLiteral("rflow-ct");
+  QString label_map;                         // optional: conditions the ControlNet (generate --label)
+  std::array<int, 3> output_size{256, 256, 128};  // voxels x, y, z
+  std::array<double, 3> spacing{1.5, 1.5, 2.0};   // mm
+  int num_images = 1;
+  int nproc_per_node = 1;                    // engine processes on this machine
+  QString run_dir;                           // created by import-maisi; must not exist yet
+
+  // "field: reason" lines, empty when the request can run. Checks the folder
+  // (folder_problems), the label map's existence, sizes, spacing, counts.
+  QStringList validate() const;
+};
+
+// Why `folder` is not an NV-Generate download: it needs
+// configs/config_network_*.json and a models/ folder. Empty when it is.
+QStringList maisi_folder_problems(const QString& folder);
+
+// RUNS_DIR/maisi-<model>-<yyyyMMdd-HHmmss>: a fresh run directory name.
+QString default_maisi_run_dir(const QString& runs_dir, const QString& model, const QDateTime& now);
+
+// The engine's arguments (without the program).
+QStringList maisi_import_arguments(const MaisiGenerateRequest& request);
+QStringList maisi_generate_arguments(const MaisiGenerateRequest& request);
+
+// What generate wrote into RUN_DIR/output: the newest-named image (X_image.nii.gz
+// when a label map was given, else image_seed*_rank*.nii.gz) and its label
+// (X_label.nii.gz) when present. Empty image when there is none.
+struct GeneratedFiles {
+  QString image;
+  QString label;
+};
+GeneratedFiles find_generated_files(const QString& run_dir);
+
+}  // namespace medsynth::app

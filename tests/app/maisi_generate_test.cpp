@@ -1,0 +1,211 @@
+// "Generate CT from MAISI weights" without a display: the two engine command
+// lines (folder, --out, --model, size/spacing overrides, --num-images,
+// --label, launch --nproc-per-node), the request's checks, the flow against a
+// scripted engine (arguments in order, the engine's error message reaching
+// the caller, the generated pair found), and - when the engine is built -
+// import-maisi + generate for real on the miniature NV-Generate folder.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/launch/maisi_generate_flow.hpp"
+#include "app/launch/maisi_generate_request.hpp"
+#include "app_test_support.hpp"
+
+using namespace medsynth::app;
+namespace t = medsynth::app::test;
+
+namespace {
+
+QString miniature_folder() { return t::source_dir() + QStringLiteral("/tests/engine/diffusion/data/maisi_folder"); }
+
+// A folder that looks like an NV-Generate checkout (what the console checks).
+QString fake_nv_generate(const QString& root) {
+  t::write_all(root + "/configs/config_network_rflow.json", "{}");
+  QDir().mkpath(root + "/models");
+  return root;
+}
+
+// An executable shell script as the engine.
+QString write_engine(const QString& path, const QByteArray& body) {
+  t::write_all(path, "#!/bin/sh\n" + body);
+  QFile::setPermissions(path, QFile::permissions(path) | QFileDevice::ExeOwner | QFileDevice::ExeUser);
+  return path;
+}
+
+bool wait_done(QSignalSpy& ok, QSignalSpy& failed, int ms = 120000) {
+  return QTest::qWaitFor([&] { return ok.count() + failed.count() > 0; }, ms);
+}
+
+}  // namespace
+
+class MaisiGenerateTest : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+
+  MaisiGenerateRequest request(const QString& name) {
+    MaisiGenerateRequest r;
+    r.folder = fake_nv_generate(dir_.filePath(name + "-nv"));
+    r.run_dir = dir_.filePath(name + "-runs/maisi-run");
+    return r;
+  }
+
+ private slots:
+  void initTestCase() { QVERIFY(dir_.isValid()); }
+
+  void command_lines_carry_folder_out_model_overrides_and_label() {
+    MaisiGenerateRequest r;
+    r.folder = "/data/NV-Generate-CTMR";
+    r.model = "ddpm-ct";
+    r.run_dir = "/runs/maisi-ddpm-ct-20261201-120000";
+    r.output_size = {512, 512, 256};
+    r.spacing = {0.75, 0.75, 1.25};
+    r.num_images = 2;
+    QCOMPARE(maisi_import_arguments(r), (QStringList{"import-maisi", "/data/NV-Generate-CTMR", "--out",
+                                                     "/runs/maisi-ddpm-ct-20261201-120000", "--model", "ddpm-ct"}));
+    QCOMPARE(maisi_generate_arguments(r),
+             (QStringList{"generate", "/runs/maisi-ddpm-ct-20261201-120000", "generate.output_size=[512,512,256]",
+                          "generate.spacing=[0.75,0.75,1.25]", "--num-images", "2"}));
+    r.label_map = "/data/mask.nii.gz";
+    r.nproc_per_node = 4;
+    QCOMPARE(maisi_generate_arguments(r),
+             (QStringList{"launch", "--nproc-per-node", "4", "generate", "/runs/maisi-ddpm-ct-20261201-120000",
+                          "generate.output_size=[512,512,256]", "generate.spacing=[0.75,0.75,1.25]", "--num-images",
+                          "2", "--label", "/data/mask.nii.gz"}));
+    QCOMPARE(default_maisi_run_dir("/runs", "rflow-ct", QDateTime(QDate(2026, 12, 1), QTime(9, 5, 7))),
+             QStringLiteral("/runs/maisi-rflow-ct-20261201-090507"));
+  }
+
+  void a_folder_without_models_or_configs_is_refused_by_name() {
+    const QString bare = dir_.filePath("bare");
+    t::write_all(bare + "/configs/config_network_rflow.json", "{}");
+    QStringList p = maisi_folder_problems(bare);
+    QCOMPARE(p.size(), 1);
+    QVERIFY2(p.front().contains(bare) && p.front().contains("models/"), qPrintable(p.front()));
+    const QString no_configs = dir_.filePath("no-configs");
+    QDir().mkpath(no_configs + "/models");
+    p = maisi_folder_problems(no_configs);
+    QVERIFY2(p.size() == 1 && p.front().contains("configs/config_network_*.json"), qPrintable(p.join('\n')));
+    QVERIFY(maisi_folder_problems(miniature_folder()).isEmpty());
+
+    MaisiGenerateRequest r = request("checks");
+    QVERIFY2(r.validate().isEmpty(), qPrintable(r.validate().join('\n')));
+    r.label_map = dir_.filePath("missing-mask.nii.gz");
+    r.output_size[2] = 0;
+    r.spacing[0] = -1.0;
+    r.model = "rflow-xyz";
+    const QString all = r.validate().join('\n');
+    for (const char* field : {"label_map:", "output_size.z:", "spacing.x:", "model:"})
+      QVERIFY2(all.contains(field), qPrintable(all));
+  }
+
+  void the_engine_message_reaches_the_caller() {
+    const QString engine = write_engine(dir_.filePath("failing-engine"),
+                                        "echo 'reading the folder' >&2\n"
+                                        "echo \"medsynth-engine: error: $2/models/autoencoder_v1.pt: not found\" >&2\n"
+                                        "exit 3\n");
+    MaisiGenerateFlow flow(nullptr, engine);
+    QSignalSpy ok(&flow, &MaisiGenerateFlow::succeeded), failed(&flow, &MaisiGenerateFlow::failed);
+    const MaisiGenerateRequest r = request("failing");
+    flow.start(r);
+    QVERIFY(wait_done(ok, failed));
+    QCOMPARE(ok.count(), 0);
+    const QString message = failed.front().front().toString();
+    QVERIFY2(message.startsWith("import-maisi failed (exit 3)"), qPrintable(message));
+    QVERIFY2(message.contains("medsynth-engine: error: " + r.folder + "/models/autoencoder_v1.pt: not found"),
+             qPrintable(message));
+    QCOMPARE(flow.stage(), MaisiGenerateFlow::Stage::failed);
+  }
+
+  void an_invalid_request_fails_before_any_process() {
+    MaisiGenerateFlow flow(nullptr, write_engine(dir_.filePath("never-run"), "touch \"$0.ran\"\n"));
+    QSignalSpy failed(&flow, &MaisiGenerateFlow::failed), started(&flow, &MaisiGenerateFlow::stage_started);
+    MaisiGenerateRequest r = request("invalid");
+    QDir().rmdir(r.folder + "/models");
+    flow.start(r);
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(failed.front().front().toString().contains("models/"));
+    QCOMPARE(started.count(), 0);
+    QVERIFY(!QFile::exists(dir_.filePath("never-run.ran")));
+  }
+
+  void both_commands_run_in_order_and_the_generated_pair_is_found() {
+    // Records each call, makes the run directory, and writes a pair like generate --label.
+    const QString log = dir_.filePath("calls.txt");
+    const QString engine = write_engine(dir_.filePath("scripted-engine"),
+                                        "echo \"$@\" >> '" + log.toUtf8() + "'\n"
+                                        "case \"$1\" in\n"
+                                        "  import-maisi) mkdir -p \"$4\"; echo \"$4\" ;;\n"
+                                        "  generate) mkdir -p \"$2/output\"; echo x > \"$2/output/image_seed0_rank0_image.nii.gz\";"
+                                        " echo x > \"$2/output/image_seed0_rank0_label.nii.gz\"; echo 'step 3/3' >&2 ;;\n"
+                                        "esac\n");
+    MaisiGenerateFlow flow(nullptr, engine);
+    QSignalSpy ok(&flow, &MaisiGenerateFlow::succeeded), failed(&flow, &MaisiGenerateFlow::failed);
+    QSignalSpy stages(&flow, &MaisiGenerateFlow::stage_started), lines(&flow, &MaisiGenerateFlow::output_line);
+    MaisiGenerateRequest r = request("scripted");
+    r.label_map = t::write_all(dir_.filePath("mask.nii.gz"), "x") ? dir_.filePath("mask.nii.gz") : QString();
+    r.output_size = {16, 24, 32};
+    flow.start(r);
+    QVERIFY(wait_done(ok, failed));
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
+    QCOMPARE(ok.front().at(0).toString(), r.run_dir + "/output/image_seed0_rank0_image.nii.gz");
+    QCOMPARE(ok.front().at(1).toString(), r.run_dir + "/output/image_seed0_rank0_label.nii.gz");
+    QCOMPARE(stages.count(), 2);
+    QCOMPARE(stages.at(0).at(0).toString(), QStringLiteral("import-maisi"));
+    QCOMPARE(stages.at(1).at(0).toString(), QStringLiteral("generate"));
+    const QStringList calls = QString::fromUtf8(t::read_all(log)).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(calls, (QStringList{maisi_import_arguments(r).join(' '), maisi_generate_arguments(r).join(' ')}));
+    bool saw_progress = false;
+    for (const auto& l : lines) saw_progress = saw_progress || l.front().toString() == "step 3/3";
+    QVERIFY(saw_progress);
+    QCOMPARE(flow.stage(), MaisiGenerateFlow::Stage::done);
+  }
+
+  void the_real_engine_generates_from_the_miniature_folder() {
+    const QString engine = t::engine_path();
+    if (engine.isEmpty()) QSKIP("medsynth-engine is not built (ninja medsynth-engine, or set MEDSYNTH_ENGINE)");
+    MaisiGenerateFlow flow(nullptr, engine);
+    QSignalSpy ok(&flow, &MaisiGenerateFlow::succeeded), failed(&flow, &MaisiGenerateFlow::failed);
+    MaisiGenerateRequest r;
+    r.folder = miniature_folder();
+    r.run_dir = dir_.filePath("real-runs/maisi-rflow-ct");
+    r.output_size = {16, 24, 32};
+    r.spacing = {1.5, 1.2, 2.0};
+    flow.start(r);
+    QVERIFY(wait_done(ok, failed, 240000));
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
+    const QString image = ok.front().at(0).toString();
+    QVERIFY2(image.startsWith(r.run_dir + "/output/image_seed") && image.endsWith(".nii.gz"), qPrintable(image));
+    QVERIFY(QFileInfo(image).size() > 0);
+    QVERIFY(QFile::exists(r.run_dir + "/job.yaml"));
+  }
+
+  void the_real_engines_error_for_missing_weights_reaches_the_caller() {
+    const QString engine = t::engine_path();
+    if (engine.isEmpty()) QSKIP("medsynth-engine is not built (ninja medsynth-engine, or set MEDSYNTH_ENGINE)");
+    // A checkout whose download stopped half-way: models/ without the UNet.
+    const QString folder = dir_.filePath("half-download");
+    for (const char* rel : {"configs/config_infer.json", "configs/config_network_rflow.json",
+                               "configs/environment_rflow-ct.json", "models/autoencoder_v1.pt",
+                               "models/controlnet_3d_rflow-ct.pt"})
+      QVERIFY(t::write_all(folder + "/" + rel, t::read_all(miniature_folder() + "/" + QString(rel))));
+    MaisiGenerateFlow flow(nullptr, engine);
+    QSignalSpy ok(&flow, &MaisiGenerateFlow::succeeded), failed(&flow, &MaisiGenerateFlow::failed);
+    MaisiGenerateRequest r;
+    r.folder = folder;
+    r.run_dir = dir_.filePath("real-runs/half");
+    flow.start(r);
+    QVERIFY(wait_done(ok, failed));
+    QCOMPARE(ok.count(), 0);
+    const QString message = failed.front().front().toString();
+    QVERIFY2(message.startsWith("import-maisi failed") && message.contains("diff_unet_3d_rflow-ct.pt") &&
+                 message.contains("not found"),
+             qPrintable(message));
+    QVERIFY(!QFile::exists(r.run_dir));
+  }
+};
+
+QTEST_GUILESS_MAIN(MaisiGenerateTest)
+#include "maisi_generate_test.moc"

@@ -1,0 +1,133 @@
+// The "Generate CT from MAISI weights" dialog (offscreen: no GL in it): the
+// folder check shown as typed, Generate enabled only for a valid form, the
+// command preview (folder, --out, size/spacing overrides, --label, launch
+// --nproc-per-node), a run against a scripted engine ending in generated(),
+// the engine's error shown, the File menu entry, and the screenshot
+// build/test-output/ui/maisi-generate-dialog.png.
+#include <QAction>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "ui/jobs/maisi_generate_dialog.hpp"
+#include "ui/shell/main_window.hpp"
+#include "ui/shell/settings_store.hpp"
+#include "ui_test_support.hpp"
+
+using namespace medsynth;
+using namespace medsynth::ui;
+
+namespace {
+
+QString miniature_folder() { return QStringLiteral(MEDSYNTH_SOURCE_DIR "/tests/engine/diffusion/data/maisi_folder"); }
+
+QString write_script(const QString& path, const QByteArray& body) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) return {};
+  f.write("#!/bin/sh\n" + body);
+  f.close();
+  f.setPermissions(f.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeUser);
+  return path;
+}
+
+}  // namespace
+
+class MaisiGenerateDialogTest : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+
+ private slots:
+  void initTestCase() { QVERIFY(dir_.isValid()); }
+
+  void the_form_checks_the_folder_and_previews_both_commands() {
+    MaisiGenerateDialog dialog(dir_.filePath("runs"), 2);
+    QVERIFY(!dialog.generate_button()->isEnabled());  // no folder yet
+    QVERIFY(dialog.problems_text().contains("folder:"));
+
+    const QString no_models = dir_.filePath("NV-Generate-no-models");
+    QDir().mkpath(no_models + "/configs");
+    QFile(no_models + "/configs/config_network_rflow.json").open(QIODevice::WriteOnly);
+    dialog.folder_edit()->setText(no_models);
+    QVERIFY2(dialog.problems_text().contains(no_models) && dialog.problems_text().contains("models/"),
+             qPrintable(dialog.problems_text()));
+    QVERIFY(!dialog.generate_button()->isEnabled());
+
+    dialog.folder_edit()->setText(miniature_folder());
+    QVERIFY2(dialog.problems_text().isEmpty(), qPrintable(dialog.problems_text()));
+    QVERIFY(dialog.generate_button()->isEnabled());
+    dialog.size_box(2)->setValue(96);
+    dialog.spacing_box(0)->setValue(0.75);
+    const QString commands = dialog.commands_text();
+    QVERIFY2(commands.contains("import-maisi " + miniature_folder() + " --out " + dir_.filePath("runs/maisi-rflow-ct-")),
+             qPrintable(commands));
+    QVERIFY2(commands.contains("launch --nproc-per-node 2 generate " + dir_.filePath("runs/maisi-rflow-ct-")),
+             qPrintable(commands));
+    QVERIFY2(commands.contains("generate.output_size=[256,256,96] generate.spacing=[0.75,1.5,2]"), qPrintable(commands));
+    QVERIFY(!commands.contains("--label"));
+
+    const QString mask = dir_.filePath("mask.nii.gz");
+    QFile(mask).open(QIODevice::WriteOnly);
+    dialog.label_edit()->setText(mask);
+    dialog.model_box()->setCurrentText("ddpm-ct");
+    QVERIFY2(dialog.commands_text().contains("--label " + mask), qPrintable(dialog.commands_text()));
+    QVERIFY(dialog.commands_text().contains("--model ddpm-ct"));
+    dialog.label_edit()->setText(dir_.filePath("no-such-mask.nii.gz"));
+    QVERIFY(dialog.problems_text().contains("label_map:"));
+    QVERIFY(!dialog.generate_button()->isEnabled());
+  }
+
+  void generate_runs_both_commands_and_reports_the_pair() {
+    const QString engine = write_script(dir_.filePath("engine.sh"),
+                                        "case \"$1\" in\n"
+                                        "  import-maisi) mkdir -p \"$4\"; echo \"import-maisi: read 3 checkpoints\" >&2 ;;\n"
+                                        "  generate) mkdir -p \"$2/output\"; echo x > \"$2/output/s0_image.nii.gz\";"
+                                        " echo x > \"$2/output/s0_label.nii.gz\" ;;\n"
+                                        "esac\n");
+    MaisiGenerateDialog dialog(dir_.filePath("runs-ok"), 1, nullptr, engine);
+    dialog.folder_edit()->setText(miniature_folder());
+    QSignalSpy generated(&dialog, &MaisiGenerateDialog::generated);
+    dialog.generate_button()->click();
+    QVERIFY(QTest::qWaitFor([&] { return generated.count() > 0; }, 30000));
+    QVERIFY(generated.front().at(0).toString().endsWith("/output/s0_image.nii.gz"));
+    QVERIFY(generated.front().at(1).toString().endsWith("/output/s0_label.nii.gz"));
+    QVERIFY2(dialog.log_text().contains("import-maisi: read 3 checkpoints"), qPrintable(dialog.log_text()));
+    QVERIFY(dialog.log_text().contains("Done:"));
+  }
+
+  void an_engine_error_is_shown_in_the_dialog() {
+    const QString engine = write_script(dir_.filePath("failing.sh"),
+                                        "echo 'medsynth-engine: error: models/diff_unet_3d_rflow-ct.pt: not found' >&2\n"
+                                        "exit 3\n");
+    MaisiGenerateDialog dialog(dir_.filePath("runs-fail"), 1, nullptr, engine);
+    dialog.folder_edit()->setText(miniature_folder());
+    QSignalSpy failed(dialog.flow(), &app::MaisiGenerateFlow::failed);
+    dialog.generate_button()->click();
+    QVERIFY(QTest::qWaitFor([&] { return failed.count() > 0; }, 30000));
+    QVERIFY2(dialog.problems_text().contains("diff_unet_3d_rflow-ct.pt: not found"), qPrintable(dialog.problems_text()));
+    QVERIFY(dialog.generate_button()->isEnabled());  // try again after fixing the folder
+  }
+
+  void the_file_menu_opens_it_and_a_screenshot_is_saved() {
+    SettingsStore settings(dir_.filePath("settings.ini"));
+    MainWindow window(&settings);
+    auto* action = window.findChild<QAction*>("action_maisi_generate");
+    QVERIFY(action);
+    action->trigger();
+    auto* dialog = window.findChild<MaisiGenerateDialog*>();
+    QVERIFY(dialog && dialog->isVisible());
+    dialog->folder_edit()->setText("/data/NV-Generate-CTMR");  // what a user would type (absent here)
+    dialog->folder_edit()->setText(miniature_folder());
+    dialog->label_edit()->setText(QString());
+    QVERIFY(dialog->grab().save(test::output_dir() + "/maisi-generate-dialog.png"));
+  }
+};
+
+QTEST_MAIN(MaisiGenerateDialogTest)
+#include "test_maisi_generate_dialog.moc"

@@ -1,0 +1,232 @@
+#include "ui/jobs/maisi_generate_dialog.hpp"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace medsynth::ui {
+
+namespace {
+
+QWidget* with_browse(QLineEdit* edit, QToolButton** button, QWidget* parent) {
+  auto* row = new QWidget(parent);
+  auto* layout = new QHBoxLayout(row);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(edit, 1);
+  *button = new QToolButton(row);
+  (*button)->setText(QObject::tr("Browse…"));
+  layout->addWidget(*button);
+  return row;
+}
+
+}  // namespace
+
+MaisiGenerateDialog::MaisiGenerateDialog(const QString& runs_dir, int processes, QWidget* parent,
+                                         const QString& engine)
+    : QDialog(parent), flow_(new app::MaisiGenerateFlow(this, engine)) {
+  setObjectName(QStringLiteral("maisi_generate_dialog"));
+  setWindowTitle(tr("Generate CT from MAISI weights"));
+  const app::MaisiGenerateRequest defaults;
+
+  auto* intro = new QLabel(tr("Samples a CT from NVIDIA's MAISI networks: the engine imports an NV-Generate-CTMR "
+                              "download (configs/ and the models/ you downloaded) into a new run directory, then "
+                              "generates. A label map, when given, conditions the ControlNet and is shown over the "
+                              "image."),
+                           this);
+  intro->setWordWrap(true);
+
+  folder_ = new QLineEdit(this);
+  folder_->setObjectName(QStringLiteral("maisi_folder"));
+  folder_->setPlaceholderText(tr("the NV-Generate-CTMR folder"));
+  QToolButton* folder_browse = nullptr;
+  QWidget* folder_row = with_browse(folder_, &folder_browse, this);
+
+  model_ = new QComboBox(this);
+  model_->setObjectName(QStringLiteral("maisi_model"));
+  model_->addItems(app::maisi_models());
+
+  label_ = new QLineEdit(this);
+  label_->setObjectName(QStringLiteral("maisi_label"));
+  label_->setPlaceholderText(tr("optional: a label map (.nii.gz) to condition on"));
+  label_->setClearButtonEnabled(true);
+  QToolButton* label_browse = nullptr;
+  QWidget* label_row = with_browse(label_, &label_browse, this);
+
+  auto* size_row = new QWidget(this);
+  auto* size_layout = new QHBoxLayout(size_row);
+  size_layout->setContentsMargins(0, 0, 0, 0);
+  auto* spacing_row = new QWidget(this);
+  auto* spacing_layout = new QHBoxLayout(spacing_row);
+  spacing_layout->setContentsMargins(0, 0, 0, 0);
+  const char* axes[3] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    size_[a] = new QSpinBox(size_row);
+    size_[a]->setObjectName(QStringLiteral("maisi_size_%1").arg(axes[a]));
+    size_[a]->setRange(1, 2048);
+    size_[a]->setValue(defaults.output_size[static_cast<std::size_t>(a)]);
+    size_[a]->setPrefix(QStringLiteral("%1 ").arg(axes[a]));
+    size_layout->addWidget(size_[a]);
+    spacing_[a] = new QDoubleSpinBox(spacing_row);
+    spacing_[a]->setObjectName(QStringLiteral("maisi_spacing_%1").arg(axes[a]));
+    spacing_[a]->setRange(0.01, 20.0);
+    spacing_[a]->setDecimals(3);
+    spacing_[a]->setSingleStep(0.25);
+    spacing_[a]->setValue(defaults.spacing[static_cast<std::size_t>(a)]);
+    spacing_[a]->setPrefix(QStringLiteral("%1 ").arg(axes[a]));
+    spacing_[a]->setSuffix(tr(" mm"));
+    spacing_layout->addWidget(spacing_[a]);
+  }
+
+  images_ = new QSpinBox(this);
+  images_->setRange(1, 256);
+  images_->setValue(defaults.num_images);
+  processes_ = new QSpinBox(this);
+  processes_->setObjectName(QStringLiteral("maisi_processes"));
+  processes_->setRange(1, 64);
+  processes_->setValue(std::max(1, processes));
+  processes_->setToolTip(tr("Engine processes on this machine (one per GPU); more than one runs through "
+                            "`medsynth-engine launch --nproc-per-node`"));
+
+  runs_dir_ = new QLineEdit(runs_dir.isEmpty() ? QDir::home().filePath(QStringLiteral("medsynth-runs")) : runs_dir,
+                            this);
+  QToolButton* runs_browse = nullptr;
+  QWidget* runs_row = with_browse(runs_dir_, &runs_browse, this);
+
+  auto* form = new QFormLayout();
+  form->addRow(tr("NV-Generate folder:"), folder_row);
+  form->addRow(tr("Model:"), model_);
+  form->addRow(tr("Label map:"), label_row);
+  form->addRow(tr("Output size (voxels):"), size_row);
+  form->addRow(tr("Spacing:"), spacing_row);
+  form->addRow(tr("Images:"), images_);
+  form->addRow(tr("Processes:"), processes_);
+  form->addRow(tr("Runs folder:"), runs_row);
+
+  problems_ = new QLabel(this);
+  problems_->setObjectName(QStringLiteral("maisi_problems"));
+  problems_->setWordWrap(true);
+  problems_->setStyleSheet(QStringLiteral("QLabel { color: #b3261e; }"));
+  commands_ = new QPlainTextEdit(this);
+  commands_->setObjectName(QStringLiteral("maisi_commands"));
+  commands_->setReadOnly(true);
+  commands_->setMaximumHeight(110);
+  commands_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+  log_ = new QPlainTextEdit(this);
+  log_->setObjectName(QStringLiteral("maisi_log"));
+  log_->setReadOnly(true);
+  log_->setPlaceholderText(tr("The engine's progress shows here."));
+
+  auto* buttons = new QDialogButtonBox(this);
+  generate_ = buttons->addButton(tr("Generate"), QDialogButtonBox::AcceptRole);
+  generate_->setObjectName(QStringLiteral("maisi_generate"));
+  stop_ = buttons->addButton(tr("Stop"), QDialogButtonBox::ActionRole);
+  buttons->addButton(QDialogButtonBox::Close);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(intro);
+  layout->addLayout(form);
+  layout->addWidget(problems_);
+  layout->addWidget(new QLabel(tr("Commands:"), this));
+  layout->addWidget(commands_);
+  layout->addWidget(log_, 1);
+  layout->addWidget(buttons);
+
+  connect(folder_browse, &QToolButton::clicked, this,
+          [this] { browse_file(tr("NV-Generate-CTMR folder"), folder_, true); });
+  connect(label_browse, &QToolButton::clicked, this, [this] { browse_file(tr("Label map"), label_, false); });
+  connect(runs_browse, &QToolButton::clicked, this, [this] { browse_file(tr("Runs folder"), runs_dir_, true); });
+  for (QLineEdit* edit : {folder_, label_, runs_dir_}) connect(edit, &QLineEdit::textChanged, this, &MaisiGenerateDialog::refresh);
+  connect(model_, &QComboBox::currentIndexChanged, this, &MaisiGenerateDialog::refresh);
+  for (int a = 0; a < 3; ++a) {
+    connect(size_[a], &QSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
+    connect(spacing_[a], &QDoubleSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
+  }
+  connect(images_, &QSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
+  connect(processes_, &QSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
+  connect(generate_, &QPushButton::clicked, this, &MaisiGenerateDialog::start);
+  connect(stop_, &QPushButton::clicked, flow_, &app::MaisiGenerateFlow::cancel);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+  connect(flow_, &app::MaisiGenerateFlow::stage_started, this,
+          [this](const QString&, const QString& command) { append_log(QStringLiteral("$ ") + command); });
+  connect(flow_, &app::MaisiGenerateFlow::output_line, this, &MaisiGenerateDialog::append_log);
+  connect(flow_, &app::MaisiGenerateFlow::failed, this, [this](const QString& message) {
+    append_log(tr("Failed: %1").arg(message));
+    engine_error_ = message;
+    refresh();
+  });
+  connect(flow_, &app::MaisiGenerateFlow::succeeded, this, [this](const QString& image, const QString& label) {
+    append_log(label.isEmpty() ? tr("Done: %1").arg(image) : tr("Done: %1 and %2").arg(image, label));
+    refresh();
+    emit generated(image, label);
+  });
+  resize(720, 620);
+  refresh();
+}
+
+app::MaisiGenerateRequest MaisiGenerateDialog::request() const {
+  app::MaisiGenerateRequest r;
+  r.folder = folder_->text().trimmed();
+  r.model = model_->currentText();
+  r.label_map = label_->text().trimmed();
+  for (int a = 0; a < 3; ++a) {
+    r.output_size[static_cast<std::size_t>(a)] = size_[a]->value();
+    r.spacing[static_cast<std::size_t>(a)] = spacing_[a]->value();
+  }
+  r.num_images = images_->value();
+  r.nproc_per_node = processes_->value();
+  const QString runs = runs_dir_->text().trimmed();
+  if (!runs.isEmpty()) r.run_dir = app::default_maisi_run_dir(runs, r.model, QDateTime::currentDateTime());
+  return r;
+}
+
+QStringList MaisiGenerateDialog::problems() const { return request().validate(); }
+
+QString MaisiGenerateDialog::problems_text() const { return problems_->text(); }
+QString MaisiGenerateDialog::commands_text() const { return commands_->toPlainText(); }
+QString MaisiGenerateDialog::log_text() const { return log_->toPlainText(); }
+
+void MaisiGenerateDialog::refresh() {
+  const bool running = flow_->is_running();
+  const app::MaisiGenerateRequest r = request();
+  const QStringList problems = r.validate();
+  problems_->setText(!problems.isEmpty() ? problems.join(QLatin1Char('\n')) : running ? QString() : engine_error_);
+  const QString engine = QStringLiteral("medsynth-engine");
+  commands_->setPlainText(engine + QLatin1Char(' ') + app::maisi_import_arguments(r).join(QLatin1Char(' ')) +
+                          QLatin1Char('\n') + engine + QLatin1Char(' ') +
+                          app::maisi_generate_arguments(r).join(QLatin1Char(' ')));
+  generate_->setEnabled(!running && problems.isEmpty());
+  stop_->setEnabled(running);
+}
+
+void MaisiGenerateDialog::start() {
+  log_->clear();
+  engine_error_.clear();
+  flow_->start(request());
+  refresh();
+}
+
+void MaisiGenerateDialog::append_log(const QString& line) { log_->appendPlainText(line); }
+
+QString MaisiGenerateDialog::browse_file(const QString& title, QLineEdit* edit, bool folder) {
+  const QString start = edit->text().isEmpty() ? QDir::homePath() : edit->text();
+  const QString path = folder ? QFileDialog::getExistingDirectory(this, title, start)
+                              : QFileDialog::getOpenFileName(this, title, QFileInfo(start).path(),
+                                                             tr("Label maps (*.nii *.nii.gz);;All files (*)"));
+  if (!path.isEmpty()) edit->setText(path);
+  return path;
+}
+
+}  // namespace medsynth::ui

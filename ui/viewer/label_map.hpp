@@ -1,0 +1,39 @@
+// Pure rules of the viewer's label overlay (issue 17.5), kept free of VTK and
+// widgets so that unit tests check them without a display:
+//  - the fixed colour table: label 0 is transparent; labels 1..12 take the
+//    hand-picked colours of k_label_palette (distinct on a grey CT, red first);
+//    13..255 follow a golden-angle hue walk (full saturation, alternating
+//    lightness); values above 255 repeat 1..255; negative values count as 0;
+//    non-integer voxels are rounded to the nearest integer;
+//  - the grid check: a label map is drawn on the image's own voxel grid, so
+//    both must have the same size, spacing, origin and direction;
+//  - the pairing rule of generated samples: X_image.nii.gz beside X_label.nii.gz.
+// Used by LabelOverlayLayer (VTK), VolumeViewerWidget and the tests.
+#pragma once
+
+#include <cstdint>
+
+#include <QString>
+
+#include "ui/viewer/colormap.hpp"
+#include "volume/volume.hpp"
+
+namespace medsynth::ui {
+
+// Colour-table slots: 0 (transparent) and 1..255.
+constexpr int k_label_slots = 256;
+
+// The slot a voxel value is drawn with (0..255; 0 = transparent).
+std::uint8_t label_slot(float value);
+// The colour of a slot (1..255); slot 0 has none (black is returned).
+Rgb label_color(int slot);
+
+// Empty when `label` can be drawn over `image`; otherwise one message naming
+// both files and what differs (size first, then spacing, origin, direction).
+QString label_grid_mismatch(const Volume& image, const Volume& label, const QString& image_name,
+                            const QString& label_name);
+
+// "…/x_image.nii.gz" -> "…/x_label.nii.gz" (also .nii); empty for other names.
+QString sibling_label_path(const QString& image_path);
+
+}  // namespace medsynth::ui
