@@ -166,6 +166,7 @@ const QHash<QString, Presentation>& presentation() {
       {"ldm.embedding_dir", {"Embedding folder", "Latents are read from (or written to) here; empty: the run's embedding/.", 0, 0, {}, true, "Latent diffusion"}},
       {"ldm.scale_factor", {"Latent scale factor", "Multiplies latents before diffusion; 0: 1 / std of the encoded latents (MAISI).", 0, 1e6, {}, true, "Latent diffusion"}},
       {"ldm.encode_sample", {"Encode a sample", "Store a sample of q(z|x) instead of its mean.", 0, 0, {}, true, "Latent diffusion"}},
+      {"ldm.encode_tile", {"Encode in tiles", "Encode each volume in overlapping latent tiles of this edge (bounds memory on whole CTs: 512x512x256 needs ~4 GB at 32); 0 = whole.", 0, 4096, {}, true, "Latent diffusion"}},
       {"generate.num_images", {"Images to generate", "0: one per process; more are handed out round robin.", 0, 1e6, {}, false, "Latent diffusion"}},
       {"generate.base_seed", {"Generation base seed", "Image k uses seed base_seed + k: image_seed{S}_rank{R}.nii.gz. 0 is a valid seed.", 0, 9e15, {}, false, "Latent diffusion"}},
       {"generate.output_size", {"Output size (voxels)", "x, y, z of each generated image; multiples of the autoencoder x UNet downsampling.", 1, 4096, {}, false, "Latent diffusion"}},

@@ -197,6 +197,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("embedding_dir", l.embedding_dir);
     v.field("scale_factor", l.scale_factor);
     v.field("encode_sample", l.encode_sample);
+    v.field("encode_tile", l.encode_tile);
   });
   v.section("generate", [&] {
     auto& g = job.generate;

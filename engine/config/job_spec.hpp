@@ -222,6 +222,7 @@ struct LdmSpec {
   std::string embedding_dir;           // "": the run's embedding/; else read (or write) latents here
   double scale_factor = 0.0;           // latent scale; 0: 1/std of the encoded latents (MAISI)
   bool encode_sample = false;          // store a sample of q(z|x) instead of its mean
+  int encode_tile = 0;                 // encode in overlapping tiles of this latent edge (bounds memory on whole CTs); 0: whole
 
   bool operator==(const LdmSpec&) const = default;
 };

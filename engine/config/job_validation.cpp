@@ -210,6 +210,9 @@ void check_latent_diffusion(const JobSpec& job, Checks& c, std::vector<FieldErro
   const auto& l = job.ldm;
   c.at_least("ldm.autoencoder_steps", l.autoencoder_steps, 1);
   c.at_least("ldm.scale_factor", l.scale_factor, 0.0);
+  c.at_least("ldm.encode_tile", l.encode_tile, 0);
+  if (l.encode_tile > 0 && l.encode_sample)
+    c.fail("ldm.encode_tile", "tiles blend the latent mean; ldm.encode_sample needs the whole volume's variance (set one of them)");
   const auto& g = job.generate;
   c.at_least("generate.num_images", g.num_images, 0);
   c.at_least("generate.base_seed", g.base_seed, std::int64_t{0});

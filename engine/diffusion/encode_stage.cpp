@@ -36,9 +36,12 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
           continue;
         }
         const Volume& image = data.get(i);
-        auto [mu, log_var] = ae->encode(volume_to_tensor(image).to(device));
-        at::Tensor z = mu;
-        if (job.ldm.encode_sample) {
+        const auto x = volume_to_tensor(image).to(device);
+        at::Tensor z;
+        if (!job.ldm.encode_sample) {
+          z = encode_mean_tiled(*ae, x, job.ldm.encode_tile);  // whole when encode_tile is 0
+        } else {
+          auto [mu, log_var] = ae->encode(x);
           // A sample of q(z|x) from a generator keyed on the image, so a re-run writes the same file.
           auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(job.training.base_seed) * 1000003u + position);
           z = mu + at::exp(0.5 * log_var) * at::randn(mu.sizes(), gen, mu.options().device(at::kCPU)).to(device);

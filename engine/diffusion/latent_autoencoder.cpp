@@ -51,6 +51,37 @@ at::Tensor ramp(std::int64_t n, const at::TensorOptions& options) {
 
 }  // namespace
 
+at::Tensor encode_mean_tiled(AutoencoderKLImpl& ae, const at::Tensor& x, int tile, const std::function<bool(int, int)>& on_tile) {
+  at::NoGradGuard no_grad;
+  const std::int64_t s = std::int64_t{1} << (ae.options().num_channels.size() - 1);
+  if (tile <= 0) return ae.encode(x).first;
+  if (x.dim() != 5 || x.size(2) % s != 0 || x.size(3) % s != 0 || x.size(4) % s != 0)
+    return ae.encode(x).first;  // whose input check names what is wrong
+  const std::int64_t Z = x.size(2) / s, Y = x.size(3) / s, X = x.size(4) / s;  // latent sizes
+  if (tile >= Z && tile >= Y && tile >= X) return ae.encode(x).first;
+  const std::int64_t tz = std::min<std::int64_t>(tile, Z), ty = std::min<std::int64_t>(tile, Y), tx = std::min<std::int64_t>(tile, X);
+  const auto zs = window_starts(Z, tz, kOverlap), ys = window_starts(Y, ty, kOverlap), xs = window_starts(X, tx, kOverlap);
+  const int total = static_cast<int>(zs.size() * ys.size() * xs.size());
+  int done = 0;
+  at::Tensor out, weight;
+  for (auto z0 : zs)
+    for (auto y0 : ys)
+      for (auto x0 : xs) {
+        const auto piece = ae.encode(x.narrow(2, z0 * s, tz * s).narrow(3, y0 * s, ty * s).narrow(4, x0 * s, tx * s)).first.to(at::kFloat);
+        if (!out.defined()) {
+          out = at::zeros({x.size(0), piece.size(1), Z, Y, X}, piece.options());
+          weight = at::zeros({1, 1, Z, Y, X}, piece.options());
+        }
+        const auto w = ramp(tz, piece.options()).view({-1, 1, 1}) * ramp(ty, piece.options()).view({1, -1, 1}) *
+                       ramp(tx, piece.options()).view({1, 1, -1});
+        auto region = [&](at::Tensor t) { return t.narrow(2, z0, tz).narrow(3, y0, ty).narrow(4, x0, tx); };
+        region(out).add_(piece * w);
+        region(weight).add_(w);
+        if (on_tile && !on_tile(++done, total)) return out.div_(weight.clamp_min_(1e-12));
+      }
+  return out.div_(weight);
+}
+
 at::Tensor decode_tiled(AutoencoderKLImpl& ae, const at::Tensor& z, int tile, const std::function<bool(int, int)>& on_tile) {
   at::NoGradGuard no_grad;
   const std::int64_t Z = z.size(2), Y = z.size(3), X = z.size(4);

@@ -32,6 +32,16 @@ int autoencoder_scale(const AutoencoderSpec& spec);
 // `on_tile(done, total)` after each tile (progress); returning false stops
 // there and returns what is blended so far (the memory benchmark measures a
 // 512^3 decode's peak from its first tiles: every tile is the same size).
+// The latent mean of x [B, C, D, H, W] encoded in overlapping image tiles of
+// `tile` latent voxels per edge (tile x 2^(levels-1) image voxels), blended
+// like decode_tiled; tile <= 0 or larger than x: in one piece. Why: one
+// 64-channel activation of a whole 512x512x256 CT is 17 GB, so MAISI's
+// encoder cannot take it at once (upstream users run out of memory there);
+// a tile's activations are bounded by its size. The encoder has no attention
+// at MAISI's settings, so tiles with overlap agree with the whole inside
+// (tiled_decode_test measures how closely).
+at::Tensor encode_mean_tiled(AutoencoderKLImpl& autoencoder, const at::Tensor& x, int tile,
+                             const std::function<bool(int done, int total)>& on_tile = {});
 at::Tensor decode_tiled(AutoencoderKLImpl& autoencoder, const at::Tensor& z, int tile,
                         const std::function<bool(int done, int total)>& on_tile = {});
 

@@ -6,6 +6,7 @@
 // not depend on them. Prints one row per run; asserts nothing. Run one
 // measurement per process: peak RSS is the process's high-water mark.
 //   build/bin/medsynth-bench-maisi decode --size 512 --tile 32 [--max-tiles 2] [--splits 4]
+//   build/bin/medsynth-bench-maisi encode --size 512 512 256 --tile 32 [--max-tiles 2]
 //   build/bin/medsynth-bench-maisi unet-step --latent 128
 // --max-tiles K stops the decode after K tiles: every tile is the same size
 // and the blending buffers are allocated with the first, so the peak is
@@ -20,7 +21,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "config/diffusion_spec.hpp"
 #include "diffusion/diffusion_model_unet.hpp"
@@ -94,6 +97,29 @@ int run_decode(int size, int tile, int max_tiles, int splits, const c10::Device&
   return 0;
 }
 
+// MAISI's encoder on a whole CT of size[0] x size[1] x size[2] (x, y, z),
+// in latent tiles of `tile` (0: whole).
+int run_encode(const std::vector<int>& size, int tile, int max_tiles, int splits, const c10::Device& device) {
+  AutoencoderKL ae(maisi_autoencoder(splits));
+  ae->to(device);
+  ae->eval();
+  const auto x = at::rand({1, 1, size[2], size[1], size[0]}).to(device);
+  const double before = peak_rss_gib();
+  int done = 0, total = 1;
+  const auto start = Clock::now();
+  encode_mean_tiled(*ae, x, tile, [&](int d, int t) {
+    done = d;
+    total = t;
+    return max_tiles <= 0 || d < max_tiles;
+  });
+  const double elapsed = seconds_since(start);
+  const double per_tile = elapsed / std::max(done, 1);
+  std::printf("encode %dx%dx%d  tile %d (latent) = %d^3 image  splits %d  tiles %d/%d  peak RSS %.2f GiB (%.2f with the input)  "
+              "%.1f s per tile, full encode ~%.0f s\n",
+              size[0], size[1], size[2], tile, tile * 4, splits, std::max(done, 1), total, peak_rss_gib(), before, per_tile, per_tile * total);
+  return 0;
+}
+
 int run_unet_step(int latent, const c10::Device& device) {
   DiffusionModelUNet unet(maisi_unet());
   unet->to(device);
@@ -123,11 +149,19 @@ int main(int argc, char** argv) {
   decode->add_option("--tile", tile, "Latent tile edge (NV-Generate: 48 or 80 on GPUs)")->capture_default_str();
   decode->add_option("--max-tiles", max_tiles, "Stop after this many tiles (0: all)")->capture_default_str();
   decode->add_option("--splits", splits, "num_splits of the convolutions (NV-Generate: 4)")->capture_default_str();
+  std::vector<int> encode_size{512, 512, 256};
+  auto* encode = cli.add_subcommand("encode", "Tiled encode of a whole CT");
+  encode->add_option("--size", encode_size, "x y z voxels (multiples of 4)")->expected(3)->capture_default_str();
+  encode->add_option("--tile", tile, "Latent tile edge (0: whole)")->capture_default_str();
+  encode->add_option("--max-tiles", max_tiles, "Stop after this many tiles (0: all)")->capture_default_str();
+  encode->add_option("--splits", splits, "num_splits of the convolutions")->capture_default_str();
   auto* step = cli.add_subcommand("unet-step", "One forward of the rflow-ct UNet");
   step->add_option("--latent", latent, "Latent edge (MAISI's 512^3 image: 128)")->capture_default_str();
   CLI11_PARSE(cli, argc, argv);
   if (threads > 0) at::set_num_threads(threads);
   const c10::Device device = torch::cuda::is_available() ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
   std::printf("%d threads, %s\n", at::get_num_threads(), device.is_cuda() ? torch::cuda::device_count() > 0 ? "cuda:0" : "cuda" : "cpu");
-  return decode->parsed() ? run_decode(size, tile, max_tiles, splits, device) : run_unet_step(latent, device);
+  if (decode->parsed()) return run_decode(size, tile, max_tiles, splits, device);
+  if (encode->parsed()) return run_encode(encode_size, tile, max_tiles, splits, device);
+  return run_unet_step(latent, device);
 }

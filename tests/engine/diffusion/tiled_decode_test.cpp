@@ -54,3 +54,25 @@ TEST(TiledDecode, TilesStayCloseToTheWholeDecodeAndCloserAsTheyGrow) {
   EXPECT_LT(errors[1], errors[0]);
   EXPECT_LT(errors[1], 0.3 * spread) << "tile 6: " << errors[1] << " vs spread " << spread;
 }
+
+// Tiled encoding (bounds the encoder's memory on whole CTs): one tile as large
+// as the image is the plain encode; smaller tiles blend into the latent's
+// shape and stay close to the whole encode, closer as they grow.
+TEST(TiledEncode, TilesStayCloseToTheWholeEncodeAndCloserAsTheyGrow) {
+  auto ae = small_autoencoder();
+  at::NoGradGuard no_grad;
+  const auto x = at::rand({1, 1, 16, 12, 20});
+  const auto whole = ae->encode(x).first;
+  EXPECT_TRUE(at::equal(encode_mean_tiled(*ae, x, 0), whole));
+  EXPECT_TRUE(at::equal(encode_mean_tiled(*ae, x, 10), whole));
+  const double spread = whole.std().item<double>();
+  std::vector<double> errors;
+  for (int tile : {4, 6}) {
+    const auto tiled = encode_mean_tiled(*ae, x, tile);
+    ASSERT_EQ(tiled.sizes(), whole.sizes());
+    EXPECT_TRUE(at::isfinite(tiled).all().item<bool>());
+    errors.push_back((tiled - whole).abs().mean().item<double>());
+  }
+  EXPECT_LT(errors[1], errors[0]);
+  EXPECT_LT(errors[1], 0.3 * spread) << "tile 6: " << errors[1] << " vs spread " << spread;
+}
