@@ -207,6 +207,8 @@ void visit_job(Job& job, Visitor& v) {
     v.field("spacing", g.spacing);
     v.field("orientation", g.orientation);
     v.field("decode_tile", g.decode_tile);
+    v.field("decode_overlap", g.decode_overlap);
+    v.field("decode_blend", g.decode_blend);
     v.field("evaluate", g.evaluate);
     v.field("modality", g.modality);
     v.field("top_region_index", g.top_region_index);

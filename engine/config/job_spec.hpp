@@ -235,6 +235,8 @@ struct GenerateSpec {
   std::array<double, 3> spacing{1.5, 1.5, 1.5};  // mm
   std::string orientation = "RAS";            // RAS | LPS: the axis directions written to the NIfTI
   int decode_tile = 0;                        // latent tile edge for the tiled decode; 0: decode in one piece
+  double decode_overlap = 0.4;                // overlap of neighbouring tiles (MONAI sliding window; NV-Generate 0.6666)
+  std::string decode_blend = "linear";        // linear | gaussian (MONAI's mode, NV-Generate's)
   bool evaluate = false;                      // ldm: an evaluate stage after generate (docs/evaluation.md)
   // The UNet's conditioning inputs, each used when the UNet has that input
   // (model.diffusion_unet.num_class_embeds, include_*_region_index_input).

@@ -219,6 +219,8 @@ void check_latent_diffusion(const JobSpec& job, Checks& c, std::vector<FieldErro
   if (!all_finite_positive(g.spacing)) c.fail("generate.spacing", "every entry must be > 0 mm (got " + list_text(g.spacing) + ")");
   c.one_of("generate.orientation", g.orientation, {"RAS", "LPS"});
   c.at_least("generate.decode_tile", g.decode_tile, 0);
+  if (!(g.decode_overlap >= 0.0 && g.decode_overlap < 1.0)) c.fail("generate.decode_overlap", "must be in [0, 1) (got " + std::to_string(g.decode_overlap) + ")");
+  c.one_of("generate.decode_blend", g.decode_blend, {"linear", "gaussian"});
   const auto& u = job.model.diffusion_unet;
   if (u.num_class_embeds > 0) c.within("generate.modality", g.modality, 0, u.num_class_embeds - 1);
   auto check_region = [&](const char* field, const std::vector<int>& region, bool needed) {

@@ -164,7 +164,8 @@ class ImageMaker {
     at::NoGradGuard no_grad;
     const auto started = std::chrono::steady_clock::now();
     auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, p.seed, inputs_, device_, guidance_ ? &*guidance_ : nullptr);
-    auto image = decode_tiled(*ae_, z / scale_, job_.generate.decode_tile);
+    const TileBlending blending{job_.generate.decode_overlap, job_.generate.decode_blend == "gaussian"};
+    auto image = decode_tiled(*ae_, z / scale_, job_.generate.decode_tile, blending);
     GenerationProvenance provenance = provenance_;
     provenance.seed = p.seed;
     provenance.rank = p.rank;

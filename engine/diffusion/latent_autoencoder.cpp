@@ -38,8 +38,9 @@ int autoencoder_scale(const AutoencoderSpec& spec) { return 1 << (spec.num_chann
 
 namespace {
 
-// MAISI decodes with a 0.4 overlap: with less, tiles near a seam miss too much
-// of the decoder's receptive field (tests/engine/diffusion/tiled_decode_test.cpp).
+// Our default overlap (encode, and decode unless the job says otherwise): with
+// less, tiles near a seam miss too much of the coder's receptive field
+// (tests/engine/diffusion/tiled_decode_test.cpp).
 constexpr double kOverlap = 0.4;
 
 // 1 in the middle, falling linearly to 1/(n/2) at both ends: tiles weigh most
@@ -47,6 +48,19 @@ constexpr double kOverlap = 0.4;
 at::Tensor ramp(std::int64_t n, const at::TensorOptions& options) {
   auto i = at::arange(n, options.dtype(at::kFloat));
   return at::minimum(i + 1, n - i).clamp_max(static_cast<double>((n + 1) / 2)) / static_cast<double>((n + 1) / 2);
+}
+
+// MONAI's Gaussian importance: exp(-(i - centre)^2 / (2 sigma^2)), sigma =
+// 0.125 n, floored at its smallest positive value so that no voxel is unweighted.
+at::Tensor gaussian(std::int64_t n, const at::TensorOptions& options) {
+  const auto i = at::arange(n, options.dtype(at::kFloat));
+  const double centre = (static_cast<double>(n) - 1.0) / 2.0, sigma = 0.125 * static_cast<double>(n);
+  auto g = at::exp(-0.5 * at::pow((i - centre) / sigma, 2));
+  return g.clamp_min(g.min().item<double>() > 0 ? g.min().item<double>() : 1e-6);
+}
+
+at::Tensor tile_weight(std::int64_t n, bool use_gaussian, const at::TensorOptions& options) {
+  return use_gaussian ? gaussian(n, options) : ramp(n, options);
 }
 
 }  // namespace
@@ -82,15 +96,16 @@ at::Tensor encode_mean_tiled(AutoencoderKLImpl& ae, const at::Tensor& x, int til
   return out.div_(weight);
 }
 
-at::Tensor decode_tiled(AutoencoderKLImpl& ae, const at::Tensor& z, int tile, const std::function<bool(int, int)>& on_tile) {
+at::Tensor decode_tiled(AutoencoderKLImpl& ae, const at::Tensor& z, int tile, const TileBlending& blending,
+                        const std::function<bool(int, int)>& on_tile) {
   at::NoGradGuard no_grad;
   const std::int64_t Z = z.size(2), Y = z.size(3), X = z.size(4);
   if (tile <= 0 || (tile >= Z && tile >= Y && tile >= X)) return ae.decode(z);
   const std::int64_t s = std::int64_t{1} << (ae.options().num_channels.size() - 1);
   at::Tensor out, weight;
-  const auto zs = window_starts(Z, std::min<std::int64_t>(tile, Z), kOverlap);
-  const auto ys = window_starts(Y, std::min<std::int64_t>(tile, Y), kOverlap);
-  const auto xs = window_starts(X, std::min<std::int64_t>(tile, X), kOverlap);
+  const auto zs = window_starts(Z, std::min<std::int64_t>(tile, Z), blending.overlap);
+  const auto ys = window_starts(Y, std::min<std::int64_t>(tile, Y), blending.overlap);
+  const auto xs = window_starts(X, std::min<std::int64_t>(tile, X), blending.overlap);
   const int total = static_cast<int>(zs.size() * ys.size() * xs.size());
   int done = 0;
   for (auto z0 : zs)
@@ -102,8 +117,9 @@ at::Tensor decode_tiled(AutoencoderKLImpl& ae, const at::Tensor& z, int tile, co
           out = at::zeros({1, piece.size(1), Z * s, Y * s, X * s}, piece.options());
           weight = at::zeros({1, 1, Z * s, Y * s, X * s}, piece.options());
         }
-        auto w = ramp(tz * s, piece.options()).view({-1, 1, 1}) * ramp(ty * s, piece.options()).view({1, -1, 1}) *
-                 ramp(tx * s, piece.options()).view({1, 1, -1});
+        const bool g = blending.gaussian;
+        auto w = tile_weight(tz * s, g, piece.options()).view({-1, 1, 1}) * tile_weight(ty * s, g, piece.options()).view({1, -1, 1}) *
+                 tile_weight(tx * s, g, piece.options()).view({1, 1, -1});
         auto region = [&](at::Tensor t) { return t.narrow(2, z0 * s, tz * s).narrow(3, y0 * s, ty * s).narrow(4, x0 * s, tx * s); };
         region(out).add_(piece * w);
         region(weight).add_(w);

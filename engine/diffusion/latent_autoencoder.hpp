@@ -42,7 +42,15 @@ int autoencoder_scale(const AutoencoderSpec& spec);
 // (tiled_decode_test measures how closely).
 at::Tensor encode_mean_tiled(AutoencoderKLImpl& autoencoder, const at::Tensor& x, int tile,
                              const std::function<bool(int done, int total)>& on_tile = {});
-at::Tensor decode_tiled(AutoencoderKLImpl& autoencoder, const at::Tensor& z, int tile,
+// How tiles overlap and blend: MONAI's sliding-window overlap, and weights
+// that fall off toward a tile's border, where its decoder saw least context:
+// a linear ramp, or MONAI's "gaussian" mode (sigma = 0.125 of the tile), which
+// NV-Generate decodes with at overlap 0.6666.
+struct TileBlending {
+  double overlap = 0.4;
+  bool gaussian = false;
+};
+at::Tensor decode_tiled(AutoencoderKLImpl& autoencoder, const at::Tensor& z, int tile, const TileBlending& blending = {},
                         const std::function<bool(int done, int total)>& on_tile = {});
 
 }  // namespace medsynth

@@ -119,11 +119,14 @@ void apply_infer_config(const std::string& path, JobSpec& job) {
     if (j.contains("output_size")) job.generate.output_size = j["output_size"].get<std::array<int, 3>>();
     if (j.contains("spacing")) job.generate.spacing = j["spacing"].get<std::array<double, 3>>();
     if (j.contains("modality") && j["modality"].is_number_integer()) job.generate.modality = j["modality"].get<int>();
-    // NV-Generate decodes in latent windows of this size; ours are cubes.
+    // NV-Generate decodes in latent windows of this size (ours are cubes),
+    // blended with MONAI's Gaussian at this overlap.
     if (j.contains("autoencoder_sliding_window_infer_size")) {
       const auto window = j["autoencoder_sliding_window_infer_size"].get<std::vector<int>>();
       if (!window.empty()) job.generate.decode_tile = *std::min_element(window.begin(), window.end());
     }
+    if (j.contains("autoencoder_sliding_window_infer_overlap"))
+      job.generate.decode_overlap = j["autoencoder_sliding_window_infer_overlap"].get<double>();
     if (j.contains("num_inference_steps") && job.scheduler.kind == "rflow")
       job.scheduler.num_inference_steps = j["num_inference_steps"].get<int>();
   } catch (const nlohmann::json::exception& e) {
@@ -143,6 +146,8 @@ JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& conf
   job.scheduler = config.scheduler;
   job.generate.output_size = {256, 256, 256};
   job.generate.spacing = {1.5, 1.5, 2.0};
+  job.generate.decode_overlap = 0.6666;  // NV-Generate's, unless config_infer.json says otherwise
+  job.generate.decode_blend = "gaussian";
   if (config.include_body_region) job.generate.top_region_index = job.generate.bottom_region_index = {0, 1, 0, 0};  // chest
   const std::string infer = o.infer_config.empty() ? (fs::path(o.folder) / "configs" / "config_infer.json").string() : o.infer_config;
   if (!o.infer_config.empty() || fs::is_regular_file(infer)) apply_infer_config(infer, job);

@@ -28,6 +28,7 @@ FeatureNetwork::FeatureNetwork(const std::string& path) : path_(path), module_(s
   } catch (const std::exception& e) {
     script_error = e.what();
     script_error = script_error.substr(0, script_error.find('\n'));
+    script_error = script_error.substr(0, script_error.find(". "));  // LibTorch appends paragraphs of advice
   }
   // Not TorchScript: MedicalNet-style ResNet weights written by torch.save.
   PickleValue root;

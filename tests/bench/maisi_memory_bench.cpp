@@ -81,7 +81,7 @@ int run_decode(int size, int tile, int max_tiles, int splits, const c10::Device&
   const auto z = at::randn({1, 4, size / 4, size / 4, size / 4}).to(device);
   int done = 0, total = 0;
   const auto start = Clock::now();
-  decode_tiled(*ae, z, tile, [&](int d, int t) {
+  decode_tiled(*ae, z, tile, TileBlending{}, [&](int d, int t) {
     done = d;
     total = t;
     return max_tiles <= 0 || d < max_tiles;

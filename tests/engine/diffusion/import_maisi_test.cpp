@@ -112,10 +112,14 @@ TEST(ImportMaisi, ALabelMapSteersTheControlNetAsNvGeneratesImageFromMaskLoop) {
   label.origin = {-12.0, 30.5, 7.0};
   write_volume(label, (dir / "label.nii.gz").string());
 
-  const auto r = test::run_process({test::engine_binary(), "generate", (dir / "run").string(), "--label", (dir / "label.nii.gz").string(),
-                                    "--base-seed", "7", "--output-dir", (dir / "out").string()},
+  // On two ranks through launch, as the must-show: one pair per rank.
+  const auto r = test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "generate", (dir / "run").string(), "--label",
+                                    (dir / "label.nii.gz").string(), "--base-seed", "7", "--num-images", "2", "--output-dir",
+                                    (dir / "out").string()},
                                    dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out" / "sample_seed8_rank1_image.nii.gz"));
+  EXPECT_TRUE(fs::exists(dir / "out" / "sample_seed8_rank1_label.nii.gz"));
   const Volume image = read_volume((dir / "out" / "sample_seed7_rank0_image.nii.gz").string());
   const Volume written_label = read_volume((dir / "out" / "sample_seed7_rank0_label.nii.gz").string());
   EXPECT_EQ(written_label.voxels, label.voxels);

@@ -76,3 +76,20 @@ TEST(TiledEncode, TilesStayCloseToTheWholeEncodeAndCloserAsTheyGrow) {
   EXPECT_LT(errors[1], errors[0]);
   EXPECT_LT(errors[1], 0.3 * spread) << "tile 6: " << errors[1] << " vs spread " << spread;
 }
+
+// NV-Generate's blending (MONAI's Gaussian weights at overlap 0.6666): also
+// close to the whole decode, and not the linear ramp (the option is used).
+TEST(TiledDecode, GaussianBlendingAtNvGeneratesOverlapStaysCloseAndDiffersFromTheRamp) {
+  auto ae = small_autoencoder();
+  at::NoGradGuard no_grad;
+  auto z = at::randn({1, 2, 8, 6, 10});
+  const auto whole = ae->decode(z);
+  const TileBlending nv_generate{0.6666, true};
+  EXPECT_TRUE(at::equal(decode_tiled(*ae, z, 10, nv_generate), whole));
+  const auto gaussian = decode_tiled(*ae, z, 6, nv_generate);
+  const auto linear = decode_tiled(*ae, z, 6, TileBlending{0.6666, false});
+  ASSERT_EQ(gaussian.sizes(), whole.sizes());
+  EXPECT_TRUE(at::isfinite(gaussian).all().item<bool>());
+  EXPECT_LT((gaussian - whole).abs().mean().item<double>(), 0.3 * whole.std().item<double>());
+  EXPECT_GT((gaussian - linear).abs().max().item<double>(), 1e-6) << "the Gaussian weights were not used";
+}

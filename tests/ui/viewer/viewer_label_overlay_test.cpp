@@ -2,9 +2,9 @@
 // phantom and its label map (written with medsynth_volume), the X_image /
 // X_label pairing, what the toggle and the opacity slider change in the
 // rendered pixels, the refusal of a label map on another grid, and the
-// screenshot build/test-output/ui/viewer-label-overlay.png: an image that the
-// engine generates from the miniature NV-Generate folder (when the engine is
-// built) with a label map on its grid, else the phantom.
+// screenshot build/test-output/ui/viewer-label-overlay.png: the pair that
+// `generate --label` makes from the miniature NV-Generate folder (when the
+// engine is built), else the phantom.
 #include <algorithm>
 
 #include <QCheckBox>
@@ -50,17 +50,6 @@ Volume box_labels(const Volume& image) {
         const bool inner = i >= n[0] * 2 / 5 && i < n[0] * 3 / 5 && j >= n[1] * 2 / 5 && j < n[1] * 3 / 5;
         labels.at(i, j, k) = inner ? 4.0f : outer ? 1.0f : 0.0f;
       }
-  return labels;
-}
-
-// Labels that follow the image: 1 above its 60th percentile, 3 above its 92nd
-// (what a segmentation of the generated CT's brighter tissue would look like).
-Volume threshold_labels(const Volume& image) {
-  std::vector<float> sorted = image.voxels;
-  std::sort(sorted.begin(), sorted.end());
-  const float soft = sorted[sorted.size() * 60 / 100], dense = sorted[sorted.size() * 92 / 100];
-  Volume labels = image;
-  for (float& v : labels.voxels) v = v > dense ? 3.0f : v > soft ? 1.0f : 0.0f;
   return labels;
 }
 
@@ -240,10 +229,15 @@ class ViewerLabelOverlayTest : public QObject {
     if (const QString engine = engine_program(); !engine.isEmpty()) {
       const QString generated = generate_miniature(engine, dir_.path());
       QVERIFY2(!generated.isEmpty(), "the engine could not generate from the miniature NV-Generate folder");
-      // Pair it as generate --label does: X_image.nii.gz + X_label.nii.gz.
+      // A label map on the generated grid steers the ControlNet: generate
+      // --label writes the pair (X_image.nii.gz + X_label.nii.gz) the viewer opens.
       const Volume volume = read_volume(generated.toStdString());
-      image = vt::write_nifti(volume, dir_.filePath("generated_image.nii.gz"));
-      vt::write_nifti(threshold_labels(volume), dir_.filePath("generated_label.nii.gz"));
+      const QString mask = vt::write_nifti(box_labels(volume), dir_.filePath("mask.nii.gz"));
+      QProcess p;
+      p.start(engine, {"generate", dir_.filePath("maisi-run"), "--label", mask, "--output-dir", dir_.filePath("paired")});
+      QVERIFY2(p.waitForFinished(120000) && p.exitCode() == 0, p.readAllStandardError().constData());
+      image = dir_.filePath("paired/sample_seed0_rank0_image.nii.gz");
+      QVERIFY2(QFileInfo::exists(dir_.filePath("paired/sample_seed0_rank0_label.nii.gz")), "generate --label wrote no label beside the image");
     } else {
       qWarning("medsynth-engine not built: the screenshot shows the phantom");
     }
