@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
@@ -18,6 +19,7 @@
 #include "diffusion/latent_autoencoder.hpp"
 #include "eval/evaluation.hpp"
 #include "eval/evaluation_output.hpp"
+#include "eval/label_hu_check.hpp"
 #include "cli/process_group_from_environment.hpp"
 #include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
@@ -49,8 +51,14 @@ std::vector<std::string> volumes_of(const std::string& source, const char* what)
     entries = list_volume_folder(source);
   else
     throw UsageError(std::string(what) + ": no such run directory, folder or CSV: " + source);
+  // A label map beside its image (X_image / X_label, as generate --label
+  // writes them) is the image's, checked per label; it is not a volume to judge.
+  std::set<std::string> labels;
+  for (const auto& e : entries)
+    if (auto label = sibling_label_path(e.path)) labels.insert(fs::absolute(*label).lexically_normal().string());
   std::vector<std::string> paths;
-  for (const auto& e : entries) paths.push_back(e.path);
+  for (const auto& e : entries)
+    if (!labels.count(fs::absolute(e.path).lexically_normal().string())) paths.push_back(e.path);
   return paths;
 }
 

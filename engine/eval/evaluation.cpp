@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -13,6 +14,7 @@
 #include "data/volume_tensor.hpp"
 #include "eval/distribution_metrics.hpp"
 #include "eval/feature_network.hpp"
+#include "eval/label_hu_check.hpp"
 #include "eval/parallel_map.hpp"
 #include "volume/volume_io.hpp"
 
@@ -28,6 +30,7 @@ struct LoadedSet {
   std::vector<at::Tensor> scaled;  // [1, 1, Z, Y, X] in [0, 1] on the grid
   at::Tensor histogram_counts;     // voxel counts per HU bin
   double outside = 0, voxels = 0, hu_sum = 0;
+  std::vector<std::map<int, double>> label_medians;  // of the cases with a label map beside them
 };
 
 at::Tensor to_grid(const at::Tensor& t, const std::array<std::int64_t, 3>& grid) {
@@ -38,7 +41,9 @@ at::Tensor to_grid(const at::Tensor& t, const std::array<std::int64_t, 3>& grid)
 LoadedSet load_set(const std::vector<std::string>& paths, const EvaluationOptions& o, std::array<std::int64_t, 3>& grid) {
   LoadedSet set;
   for (const auto& path : paths) {
-    at::Tensor hu = volume_to_tensor(read_volume(path));  // [1, 1, Z, Y, X] float32
+    const Volume volume = read_volume(path);
+    if (const auto label = sibling_label_path(path)) set.label_medians.push_back(label_medians(volume, read_volume(*label), *label));
+    at::Tensor hu = volume_to_tensor(volume);  // [1, 1, Z, Y, X] float32
     if (grid[0] == 0) grid = {hu.size(2), hu.size(3), hu.size(4)};
     const double n = static_cast<double>(hu.numel());
     const at::Tensor counts = hu_histogram({hu}, o.histogram) * n;
@@ -143,6 +148,20 @@ void add_fid_rows(EvaluationReport& r, const LoadedSet& gen, const LoadedSet& re
   r.rows.push_back({"fid_2.5d", sum / 3.0, "mean of the three planes"});
 }
 
+// MAISI's per-organ check: one row per label, the share of generated cases
+// whose median HU in that label is outside the reference cases' range.
+void add_label_rows(EvaluationReport& r, const LoadedSet& gen, const LoadedSet& ref) {
+  if (gen.label_medians.empty() || ref.label_medians.empty()) return;
+  for (const auto& row : compare_label_medians(gen.label_medians, ref.label_medians)) {
+    char note[200];
+    std::snprintf(note, sizeof note, "median HU in label %d: generated %.0f..%.0f (%zu cases), reference %.0f..%.0f (%zu cases); share outside",
+                  row.label, row.generated_min, row.generated_max, row.generated_cases, row.reference_min, row.reference_max,
+                  row.reference_cases);
+    r.rows.push_back({"hu_label_" + std::to_string(row.label) + "_outside",
+                      static_cast<double>(row.generated_outside) / static_cast<double>(row.generated_cases), note});
+  }
+}
+
 }  // namespace
 
 void EvaluationOptions::validate() const {
@@ -200,6 +219,7 @@ EvaluationReport evaluate_volumes(const EvaluationOptions& o) {
   std::snprintf(range, sizeof range, "outside [%g, %g] HU", o.histogram.lo, o.histogram.hi);
   r.rows.push_back({"outside_valid_hu_generated", gen.outside / gen.voxels, std::string("share of voxels ") + range});
   r.rows.push_back({"outside_valid_hu_reference", ref.outside / ref.voxels, std::string("share of voxels ") + range});
+  add_label_rows(r, gen, ref);
 
   MsSsimOptions ms;
   std::string ms_problem;

@@ -1,7 +1,7 @@
 // Intensity checks of generated CT against a reference set: the HU
 // histograms' distance, and the share of voxels outside the modality's valid
-// range (MAISI's quality check looks at the same numbers per organ; per-label
-// ranges need label maps, which generation does not write yet).
+// range (MAISI's quality check looks at the same numbers per organ:
+// eval/label_hu_check.hpp, where label maps lie beside the volumes).
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -7,5 +7,6 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/feature_network.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resnet_feature_weights.cpp
   ${CMAKE_CURRENT_LIST_DIR}/intensity_checks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/label_hu_check.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memorization_audit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/parallel_map.cpp)

@@ -37,6 +37,29 @@ void write_phantoms(const fs::path& folder, std::initializer_list<int> seeds, fl
   }
 }
 
+// Phantoms with label maps beside them, as generate --label writes them
+// (ct_S_image.nii.gz + ct_S_label.nii.gz): label 1 where the phantom is
+// soft tissue (-100..100 HU), 2 where it is bone (> 300 HU). `shift_soft`
+// moves the soft tissue of the image (not the label) by that many HU.
+void write_labelled_phantoms(const fs::path& folder, std::initializer_list<int> seeds, float shift_soft = 0.0f) {
+  fs::create_directories(folder);
+  PhantomOptions o;
+  o.size = {48, 48, 48};
+  o.spacing = {6, 6, 6};
+  for (int seed : seeds) {
+    Volume v = make_ct_phantom(static_cast<std::uint64_t>(seed), o);
+    Volume label = v;
+    for (std::size_t i = 0; i < v.voxels.size(); ++i) {
+      const float hu = v.voxels[i];
+      label.voxels[i] = hu > -100.0f && hu < 100.0f ? 1.0f : hu > 300.0f ? 2.0f : 0.0f;
+      if (label.voxels[i] == 1.0f) v.voxels[i] += shift_soft;
+    }
+    const std::string stem = "ct_" + std::to_string(seed);
+    write_volume(v, (folder / (stem + "_image.nii.gz")).string());
+    write_volume(label, (folder / (stem + "_label.nii.gz")).string());
+  }
+}
+
 // A random-weight feature network saved as TorchScript: 3D ([N,1,D,H,W]) or
 // 2D ([N,3,H,W]); outputs keep spatial axes, which evaluate averages away.
 std::string write_feature_network(const fs::path& path, bool three_d) {
@@ -236,4 +259,24 @@ TEST(EvaluateCli, TwoRanksComputeTheSameReportAsOneProcess) {
   std::ifstream stream(dir / "dual" / "events.jsonl");
   for (std::string line; std::getline(stream, line);) artifacts += json::parse(line).at("type") == "artifact";
   EXPECT_EQ(artifacts, 1);
+}
+
+// MAISI's per-organ check: a generated case whose soft tissue (label 1) sits
+// 400 HU above every reference case's is out of range for label 1, and only
+// it; label maps beside the images are not judged as volumes themselves.
+TEST(EvaluateCli, PerLabelHuRangesFlagTheCaseWhoseTissueIsOffAndOnlyIt) {
+  test::TempDir dir("evaluate-labels");
+  write_labelled_phantoms(dir / "generated", {11, 12, 13});
+  write_labelled_phantoms(dir / "shifted", {14}, 400.0f);
+  for (const auto& e : fs::directory_iterator(dir / "shifted")) fs::copy_file(e.path(), dir / "generated" / e.path().filename());
+  write_labelled_phantoms(dir / "reference", {11, 12, 13, 14});
+  const fs::path out = dir / "out";
+  const auto r = test::run_process({test::engine_binary(), "evaluate", (dir / "generated").string(), "--reference", (dir / "reference").string(),
+                                    "--out", out.string()},
+                                   dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("4 generated vs 4 reference volumes"), std::string::npos) << r.out;
+  const auto m = metrics_of(out);
+  EXPECT_DOUBLE_EQ(number(m.at("hu_label_1_outside")), 0.25) << r.out;
+  EXPECT_DOUBLE_EQ(number(m.at("hu_label_2_outside")), 0.0) << r.out;
 }
