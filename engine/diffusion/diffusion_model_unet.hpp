@@ -7,7 +7,7 @@
 // so NVIDIA's released MAISI weights load by name (docs/latent-diffusion.md,
 // docs/maisi-networks-unet.md). A ControlNetMaisi (controlnet_maisi.hpp) adds
 // its residuals through UnetConditioning.
-// Built by the LDM task (train/ldm_task.cpp) and the latent sampler.
+// Built by the LDM task (diffusion/ldm_task.cpp) and the latent sampler.
 #pragma once
 
 #include <ATen/core/Tensor.h>

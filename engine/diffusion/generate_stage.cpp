@@ -18,7 +18,7 @@
 #include "dist/process_group.hpp"
 #include "events/run_logger.hpp"
 #include "train/device_choice.hpp"
-#include "train/ldm_task.hpp"
+#include "diffusion/ldm_task.hpp"
 #include "train/tensor_file.hpp"
 #include "train/training_state.hpp"
 #include "volume/nifti_extension.hpp"

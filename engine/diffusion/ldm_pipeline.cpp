@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "diffusion/encode_stage.hpp"
 #include "diffusion/generate_stage.hpp"
+#include "diffusion/ldm_task.hpp"
 #include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
 #include "events/run_logger.hpp"
@@ -83,6 +84,7 @@ struct Pipeline {
     o.resume_from = fs::exists(last) ? last : std::string();
     stage(name, o.resume_from.empty() ? "started" : "resumed", r.root);
     if (options.dist) options.dist->set_key_scope(name + "/");
+    if (stage_job.task == "ldm") o.make_task = [](const JobSpec& j) { return std::make_unique<LdmTask>(j); };
     run_training(stage_job, o);
     if (options.dist) options.dist->set_key_scope("");
     if (rank == 0) write_text_file_atomic(marker, "complete\n");

@@ -22,4 +22,5 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/latent_batch_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/latent_files.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ldm_pipeline.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ldm_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_import.cpp)

@@ -6,7 +6,6 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/device_choice.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ema_weights.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loss_scaler.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/ldm_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pickle_globals.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pickle_graph.cpp

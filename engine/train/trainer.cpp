@@ -28,7 +28,6 @@
 #include "events/tensorboard_writer.hpp"
 #include "train/autocast_scope.hpp"
 #include "train/autoencoder_task.hpp"
-#include "train/ldm_task.hpp"
 #include "train/survival_task.hpp"
 #include "train/vqgan_task.hpp"
 #include "volume/atomic_file.hpp"
@@ -63,7 +62,10 @@ void apply_memory_format(Task& task, at::MemoryFormat format) {
 
 std::unique_ptr<Task> make_task(const JobSpec& job) {
   if (job.task == "autoencoder") return std::make_unique<AutoencoderTask>(job);
-  if (job.task == "ldm") return std::make_unique<LdmTask>(job);
+  // The ldm task lives with the diffusion code (diffusion/ldm_task.hpp); its
+  // pipeline hands it to the trainer through TrainerOptions::make_task, so
+  // train/ does not depend on diffusion/.
+  if (job.task == "ldm") throw UsageError("task: 'ldm' is trained by the ldm pipeline (stages autoencoder, encode, diffusion, generate), not alone");
   if (job.task == "vqgan") return std::make_unique<VqganTask>(job);
   if (job.task == "survival") return std::make_unique<SurvivalTask>(job);
   throw UsageError("task: '" + job.task + "' is not supported by this engine yet");
@@ -238,7 +240,7 @@ TrainResult run_training(const JobSpec& job, const TrainerOptions& options) {
       at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/true);
     }
 
-    s.task = make_task(job);
+    s.task = options.make_task ? options.make_task(job) : make_task(job);
     s.task->attach_dist(s.dist);
     // Patches of the job's volumes, unless the task brings its own data.
     std::unique_ptr<BatchSource> loader = s.task->make_batch_source(rank, world_size);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -47,6 +48,9 @@ struct TrainerOptions {
   int stop_after_step = -1;           // test hook: behave as if signalled once this step is done
   int test_kill_rank = -1;            // test hook: this rank SIGKILLs itself after step test_kill_step
   int test_kill_step = -1;
+  // The job's task; empty: the tasks of train/ by job.task (make_task below).
+  // The ldm pipeline passes its diffusion task here.
+  std::function<std::unique_ptr<Task>(const JobSpec&)> make_task;
 };
 
 struct TrainResult {
@@ -64,7 +68,8 @@ struct TrainResult {
 // written, RuntimeError otherwise). Emits run_failed before rethrowing.
 TrainResult run_training(const JobSpec& job, const TrainerOptions& options);
 
-// The task of job.task (autoencoder, ldm, vqgan, survival); UsageError otherwise.
+// The task of job.task (autoencoder, vqgan, survival); UsageError otherwise
+// (ldm: see TrainerOptions::make_task).
 std::unique_ptr<Task> make_task(const JobSpec& job);
 
 }  // namespace medsynth

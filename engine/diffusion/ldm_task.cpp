@@ -1,4 +1,4 @@
-#include "train/ldm_task.hpp"
+#include "diffusion/ldm_task.hpp"
 
 #include <ATen/ATen.h>
 
