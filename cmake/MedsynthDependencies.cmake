@@ -3,7 +3,7 @@
 # LibTorch: found through find_package(Torch). installer/install.sh unpacks
 # PyTorch's wheel and links it at .deps/torch; if the user sets Torch_DIR or
 # CMAKE_PREFIX_PATH (the pytorch.org LibTorch zip, a conda env's
-# site-packages/torch), that wins.
+# site-packages/torch), or MEDSYNTH_TORCH_PYTHON (below), that wins.
 find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
@@ -17,6 +17,20 @@ find_package(ITK 5.2 REQUIRED COMPONENTS
 # its ImageIO explicitly and uses ITK_INCLUDE_DIRS privately
 # (engine/volume/sources.cmake).
 
+# MEDSYNTH_TORCH_PYTHON: a Python whose `torch` to build against (a cluster
+# node's pip or conda PyTorch, issue 18's engine-only profile); its
+# torch.utils.cmake_prefix_path is where TorchConfig.cmake lives.
+set(MEDSYNTH_TORCH_PYTHON "" CACHE FILEPATH "Build against this Python's torch (its torch.utils.cmake_prefix_path)")
+if(MEDSYNTH_TORCH_PYTHON AND NOT Torch_DIR)
+  execute_process(
+    COMMAND ${MEDSYNTH_TORCH_PYTHON} -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
+    OUTPUT_VARIABLE _medsynth_torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE
+    ERROR_VARIABLE _medsynth_torch_error RESULT_VARIABLE _medsynth_torch_result)
+  if(NOT _medsynth_torch_result EQUAL 0)
+    message(FATAL_ERROR "MEDSYNTH_TORCH_PYTHON=${MEDSYNTH_TORCH_PYTHON}: cannot import torch: ${_medsynth_torch_error}")
+  endif()
+  set(Torch_DIR ${_medsynth_torch_prefix}/Torch CACHE PATH "LibTorch CMake package directory")
+endif()
 set(_medsynth_local_torch ${CMAKE_SOURCE_DIR}/.deps/torch/torch/share/cmake/Torch)
 if(NOT Torch_DIR AND EXISTS ${_medsynth_local_torch}/TorchConfig.cmake)
   set(Torch_DIR ${_medsynth_local_torch} CACHE PATH "LibTorch CMake package directory")
