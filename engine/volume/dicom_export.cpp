@@ -128,6 +128,7 @@ itk_detail::DicomTags series_tags(const DicomExportOptions& options, const Serie
       {"0020|000e", ids.series},
       {"0020|0052", ids.frame_of_reference},
       {"0020|1040", ""},  // PositionReferenceIndicator (type 2)
+      {"0020|0060", ""},  // Laterality (type 2C: empty, no paired body part)
       {"0020|0010", "1"},  // StudyID
       {"0020|0011", "1"},  // SeriesNumber
       {"0020|0012", "1"},  // AcquisitionNumber
@@ -154,6 +155,7 @@ itk_detail::DicomTags series_tags(const DicomExportOptions& options, const Serie
     tags.push_back({"0018|0021", "NONE"});  // SequenceVariant
     tags.push_back({"0018|0022", ""});      // ScanOptions (type 2)
     tags.push_back({"0018|0023", "3D"});    // MRAcquisitionType
+    tags.push_back({"0018|0080", ""});      // RepetitionTime (type 2C)
     tags.push_back({"0018|0081", ""});      // EchoTime (type 2)
     tags.push_back({"0018|0091", ""});      // EchoTrainLength (type 2)
   }
