@@ -22,6 +22,7 @@ Action add_launch_verb(CLI::App& app);
 Action add_encode_verb(CLI::App& app);
 Action add_generate_verb(CLI::App& app);
 Action add_regenerate_verb(CLI::App& app);
+Action add_export_dicom_verb(CLI::App& app);
 Action add_import_maisi_verb(CLI::App& app);
 
 }  // namespace medsynth::cli

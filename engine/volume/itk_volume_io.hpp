@@ -1,10 +1,13 @@
-// The ITK half of volume IO, behind plain types so only two .cpp files pay for
+// The ITK half of volume IO, behind plain types so only the itk_*.cpp files pay for
 // ITK's headers (~4 s each). Private to medsynth_volume; called by
 // volume_io.cpp after the NIfTI header guard has passed the file.
 // Every function turns ITK's exceptions into DataError/RuntimeError itself.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "volume/volume.hpp"
@@ -23,5 +26,31 @@ void write_nifti(const Volume& volume, const std::string& path);
 // Reads the slices `files` (in order, all checked by the DICOM file guard and
 // chosen by select_dicom_series) as one volume. Errors name `folder`.
 Volume read_dicom_files(const std::string& folder, const std::vector<std::string>& files);
+
+// One slice of write_dicom_series (dicom_export.cpp), geometry in LPS.
+struct DicomSlice {
+  std::size_t columns = 0, rows = 0;  // x, y
+  std::vector<std::int16_t> pixels;   // stored values, x fastest
+  std::array<double, 3> spacing{1.0, 1.0, 1.0};
+  std::array<double, 3> origin{0.0, 0.0, 0.0};
+  std::array<double, 9> direction{1, 0, 0, 0, 1, 0, 0, 0, 1};
+};
+// ITK metadata keys ("0008|0060") and their values.
+using DicomTags = std::vector<std::pair<std::string, std::string>>;
+
+// A string element set with GDCM after ITK wrote the file (VR "DS", "LO", "CS").
+struct DicomPatch {
+  std::uint16_t group = 0, element = 0;
+  const char* vr = "LO";
+  std::string value;
+};
+
+// A new UID from GDCM's generator.
+std::string new_dicom_uid();
+
+// Writes one DICOM file (int16 pixels stored as given) to exactly `path`,
+// then sets `patches` in it. Throws RuntimeError(path: reason) on any failure.
+void write_dicom_slice(const std::string& path, const DicomSlice& slice, const DicomTags& tags,
+                       const std::vector<DicomPatch>& patches);
 
 }  // namespace medsynth::itk_detail

@@ -1,12 +1,14 @@
 # Sources of engine/volume (owned by that folder).
-# ITK is PRIVATE and only itk_nifti_io.cpp / itk_dicom_io.cpp include it (each
-# ITK IO TU costs ~4 s). ITK_USE_FILE is not included: it would register IO
+# ITK is PRIVATE and only the itk_*.cpp files include it (each ITK IO TU
+# costs ~4 s). ITK_USE_FILE is not included: it would register IO
 # factories and add ITK's flags for every target in this directory; the
 # readers set their ImageIO explicitly instead.
 target_sources(medsynth_volume PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/atomic_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/dicom_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dicom_file_guard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dicom_series.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/itk_dicom_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_dicom_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_nifti_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_version.cpp
@@ -15,5 +17,7 @@ target_sources(medsynth_volume PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/nifti_header_fields.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_header_guard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_io.cpp)
-target_include_directories(medsynth_volume SYSTEM PRIVATE ${ITK_INCLUDE_DIRS})
-target_link_libraries(medsynth_volume PRIVATE ${ITK_LIBRARIES})
+# GDCM's own headers (itk_dicom_export.cpp uses its UID generator) are not in
+# ITK_INCLUDE_DIRS; the ITKGDCM module names them and its libraries.
+target_include_directories(medsynth_volume SYSTEM PRIVATE ${ITK_INCLUDE_DIRS} ${ITKGDCM_INCLUDE_DIRS})
+target_link_libraries(medsynth_volume PRIVATE ${ITK_LIBRARIES} ${ITKGDCM_LIBRARIES})
