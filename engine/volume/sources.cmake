@@ -1,5 +1,5 @@
 # Sources of engine/volume (owned by that folder).
-# ITK is PRIVATE and only itk_nifti_io.cpp / itk_dicom_io.cpp include it (each
+# ITK is PRIVATE and only the itk_*_io.cpp files include it (each
 # ITK IO TU costs ~4 s). ITK_USE_FILE is not included: it would register IO
 # factories and add ITK's flags for every target in this directory; the
 # readers set their ImageIO explicitly instead.
@@ -9,11 +9,13 @@ target_sources(medsynth_volume PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/dicom_series.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_dicom_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_nifti_io.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/itk_nrrd_meta_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_version.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_byte_source.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_extension.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_header_fields.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_header_guard.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/volume_io.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/volume_io.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/volume_size_checks.cpp)
 target_include_directories(medsynth_volume SYSTEM PRIVATE ${ITK_INCLUDE_DIRS})
 target_link_libraries(medsynth_volume PRIVATE ${ITK_LIBRARIES})
