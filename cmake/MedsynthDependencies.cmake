@@ -11,7 +11,7 @@ find_package(yaml-cpp REQUIRED)
 find_package(CLI11 REQUIRED)
 
 find_package(ITK 5.2 REQUIRED COMPONENTS
-  ITKCommon ITKIOImageBase ITKIONIFTI ITKIOGDCM ITKIONRRD)
+  ITKCommon ITKIOImageBase ITKIONIFTI ITKIOGDCM ITKIONRRD ITKIOMeta)
 # ITK_USE_FILE is included nowhere (it would register IO factories and add
 # ITK's include dirs for every target of a directory): medsynth_volume sets
 # its ImageIO explicitly and uses ITK_INCLUDE_DIRS privately

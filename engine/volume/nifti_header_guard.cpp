@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "volume/nifti_byte_source.hpp"
 #include "volume/nifti_header_fields.hpp"
+#include "volume/volume_size_checks.hpp"
 
 namespace medsynth {
 namespace {
@@ -57,14 +58,11 @@ std::string num(double v) {
   return out.str();
 }
 
-std::string dims_text(const RawHeader& h) {
-  std::string out;
-  for (int i = 1; i <= h.dim[0]; ++i) {
-    if (i > 1) out += 'x';
-    out += std::to_string(h.dim[i]);
-  }
-  return out;
+std::vector<std::int64_t> used_dims(const RawHeader& h) {
+  return std::vector<std::int64_t>(h.dim.begin() + 1, h.dim.begin() + 1 + h.dim[0]);
 }
+
+std::string dims_text(const RawHeader& h) { return medsynth::dims_text(used_dims(h)); }
 
 // Bounded read buffer for the voxel data (a multiple of 8 bytes).
 constexpr std::size_t k_chunk_bytes = 256 * 1024;
@@ -152,13 +150,7 @@ void Guard::check_dims(const RawHeader& h) {
     if (h.dim[i] < 1) fail("dim[" + std::to_string(i) + "] is " + std::to_string(h.dim[i]) + ", must be >= 1");
   // The count comes before the shape: an absurd size is the finding that
   // matters most, whatever else is wrong with the header.
-  std::uint64_t voxels = 1;
-  for (int i = 1; i <= h.dim[0]; ++i)
-    if (__builtin_mul_overflow(voxels, static_cast<std::uint64_t>(h.dim[i]), &voxels))
-      fail("declares " + dims_text(h) + " voxels, a count that overflows 64 bits");
-  if (voxels > options_.max_voxels)
-    fail("declares " + std::to_string(voxels) + " voxels (" + dims_text(h) + "), over the cap of " +
-         std::to_string(options_.max_voxels));
+  const std::uint64_t voxels = checked_voxel_count(path_, used_dims(h), options_);
   info_.voxel_count = voxels;
 }
 
@@ -187,13 +179,7 @@ void Guard::check_datatype(const RawHeader& h) {
 }
 
 void Guard::check_bytes(const RawHeader& h) {
-  std::uint64_t bytes = 0;
-  if (__builtin_mul_overflow(info_.voxel_count, static_cast<std::uint64_t>(h.bitpix / 8), &bytes))
-    fail("declares " + std::to_string(info_.voxel_count) + " voxels whose byte count overflows 64 bits");
-  if (bytes > options_.max_bytes)
-    fail("declares " + std::to_string(bytes) + " bytes of voxel data, over the cap of " +
-         std::to_string(options_.max_bytes));
-  info_.data_bytes = bytes;
+  info_.data_bytes = checked_data_bytes(path_, info_.voxel_count, static_cast<std::uint64_t>(h.bitpix / 8), options_);
 }
 
 void Guard::check_spacing_and_scaling(const RawHeader& h) {

@@ -11,12 +11,14 @@ target_sources(medsynth_volume PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/itk_dicom_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_dicom_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_nifti_io.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/itk_nrrd_meta_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_version.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_byte_source.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_extension.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_header_fields.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_header_guard.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/volume_io.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/volume_io.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/volume_size_checks.cpp)
 # GDCM's own headers (itk_dicom_export.cpp uses its UID generator) are not in
 # ITK_INCLUDE_DIRS; the ITKGDCM module names them and its libraries.
 target_include_directories(medsynth_volume SYSTEM PRIVATE ${ITK_INCLUDE_DIRS} ${ITKGDCM_INCLUDE_DIRS})

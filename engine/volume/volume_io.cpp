@@ -1,6 +1,6 @@
 // read_volume / write_volume: choose the format by path, run the NIfTI header
 // guard before ITK, refuse non-finite voxels, write atomically. The ITK calls
-// themselves live in itk_nifti_io.cpp and itk_dicom_io.cpp.
+// themselves live in itk_nifti_io.cpp, itk_nrrd_meta_io.cpp and itk_dicom_io.cpp.
 #include "volume/volume_io.hpp"
 
 #include <algorithm>
@@ -87,10 +87,15 @@ Volume read_volume(const std::string& path, const VolumeReadOptions& options, st
     if (volume.size != expected)
       throw DataError(path, "ITK read a volume of another size than its header declares");
     found = std::move(info.warnings);
+  } else if (ends_with_nocase(path, ".nrrd") || ends_with_nocase(path, ".nhdr")) {
+    volume = itk_detail::read_nrrd_or_meta(path, itk_detail::TextHeaderFormat::nrrd, options);
+  } else if (ends_with_nocase(path, ".mha") || ends_with_nocase(path, ".mhd")) {
+    volume = itk_detail::read_nrrd_or_meta(path, itk_detail::TextHeaderFormat::meta, options);
   } else if (ends_with_nocase(path, ".dcm")) {
     throw DataError(path, "is a single DICOM file; pass the folder that holds the series");
   } else {
-    throw DataError(path, "unsupported file type: expected .nii, .nii.gz or a folder with a DICOM series");
+    throw DataError(path, "unsupported file type: expected .nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd "
+                          "or a folder with a DICOM series");
   }
 
   if (options.reject_non_finite) reject_non_finite(volume, path);

@@ -1,10 +1,12 @@
-// Reading and writing volumes: NIfTI-1 (.nii, .nii.gz) files and DICOM series
-// folders in, NIfTI out. Called by the engine's datasets, by `generate` to
-// save samples, and by the GUI's viewer (which links medsynth_volume but not
-// LibTorch). ITK does the decoding, behind this header: no ITK type leaks out.
-// Every unusable input becomes a DataError naming the file; files are checked
-// by the NIfTI header guard before ITK sees them, because ITK 5.2 accepts
-// truncated or absurd headers silently (docs: shared/design/PLATFORM-NOTES.md).
+// Reading and writing volumes: NIfTI-1 (.nii, .nii.gz), NRRD (.nrrd, .nhdr),
+// MetaImage (.mha, .mhd) files and DICOM series folders in, NIfTI out.
+// Called by the engine's datasets, by `generate` to save samples, and by the
+// GUI's viewer (which links medsynth_volume but not LibTorch). ITK does the
+// decoding, behind this header: no ITK type leaks out. Every unusable input
+// becomes a DataError naming the file; NIfTI files are checked by the NIfTI
+// header guard before ITK sees them, because ITK 5.2 accepts truncated or
+// absurd headers silently (docs: shared/design/PLATFORM-NOTES.md); NRRD and
+// MetaImage headers are checked on what ITK parsed, before the voxels are read.
 #pragma once
 
 #include <cstdint>
@@ -27,8 +29,11 @@ struct VolumeReadOptions {
 
 // Reads a 3D scalar volume as float, geometry as ITK reports it (LPS):
 //  - "x.nii" or "x.nii.gz": checked by check_nifti_file, then read by ITK;
+//  - "x.nrrd"/"x.nhdr" (NRRD) or "x.mha"/"x.mhd" (MetaImage), any case: the
+//    header is read by ITK and checked (scalar, 3D, caps, spacing, direction)
+//    before the voxels are;
 //  - a folder: the first DICOM series in it (GDCM), voxel count capped.
-// A 4D NIfTI whose extra axes all have length 1 is read as 3D.
+// A 4D NIfTI/NRRD/MetaImage whose extra axes all have length 1 is read as 3D.
 // Throws DataError(path, reason) for anything it cannot use. Lenient findings
 // (qform/sform disagreeing) go to *warnings when given; they are not errors.
 Volume read_volume(const std::string& path, const VolumeReadOptions& options = {},

@@ -4,9 +4,13 @@
 #include <itkGDCMImageIO.h>
 #include <itkImage.h>
 #include <itkImageFileWriter.h>
+#include <itkMetaImageIO.h>
 #include <itkMetaDataObject.h>
 #include <itkNiftiImageIO.h>
+#include <itkNrrdImageIO.h>
+#include <itkVector.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -37,6 +41,20 @@ typename Image::Pointer make_image(const Volume& v, std::size_t t = 1) {
   image->SetDirection(direction);
   image->Allocate();
   return image;
+}
+
+template <typename Image>
+void write_with_io(const typename Image::Pointer& image, const std::filesystem::path& path, itk::ImageIOBase* io) {
+  auto writer = itk::ImageFileWriter<Image>::New();
+  writer->SetImageIO(io);
+  writer->SetFileName(path.string());
+  writer->SetInput(image);
+  writer->Update();
+}
+
+itk::ImageIOBase::Pointer text_header_io(TextHeaderFormat format) {
+  if (format == TextHeaderFormat::nrrd) return itk::NrrdImageIO::New().GetPointer();
+  return itk::MetaImageIO::New().GetPointer();
 }
 
 template <typename Image>
@@ -111,6 +129,35 @@ void write_dicom_series_with_itk(const Volume& volume, const std::filesystem::pa
     writer->SetInput(image);
     writer->Update();
   }
+}
+
+void write_float_with_itk(const Volume& volume, const std::filesystem::path& path, TextHeaderFormat format) {
+  using Image = itk::Image<float, 3>;
+  auto image = make_image<Image>(volume);
+  std::copy(volume.voxels.begin(), volume.voxels.end(), image->GetBufferPointer());
+  write_with_io<Image>(image, path, text_header_io(format));
+}
+
+void write_4d_float_with_itk(const Volume& volume, std::size_t t, const std::filesystem::path& path,
+                             TextHeaderFormat format) {
+  using Image = itk::Image<float, 4>;
+  auto image = make_image<Image>(volume, t);
+  float* out = image->GetBufferPointer();
+  const std::size_t n = volume.voxels.size();
+  for (std::size_t k = 0; k < t; ++k)
+    for (std::size_t i = 0; i < n; ++i) out[k * n + i] = volume.voxels[i] + static_cast<float>(k);
+  write_with_io<Image>(image, path, text_header_io(format));
+}
+
+void write_vector2_with_itk(const Volume& volume, const std::filesystem::path& path, TextHeaderFormat format) {
+  using Image = itk::Image<itk::Vector<float, 2>, 3>;
+  auto image = make_image<Image>(volume);
+  auto* out = image->GetBufferPointer();
+  for (std::size_t i = 0; i < volume.voxels.size(); ++i) {
+    out[i][0] = volume.voxels[i];
+    out[i][1] = -volume.voxels[i];
+  }
+  write_with_io<Image>(image, path, text_header_io(format));
 }
 
 }  // namespace medsynth::test

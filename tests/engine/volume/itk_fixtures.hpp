@@ -1,6 +1,6 @@
 // Files written directly with ITK (not through medsynth's writer), so the
 // reader is tested on inputs it did not produce itself: an int16 NIfTI, a 4D
-// NIfTI, and a DICOM series. Used by the medsynth_volume tests only.
+// NIfTI, a DICOM series, and NRRD/MetaImage files (3D, 4D, 2-component). Used by the medsynth_volume tests only.
 #pragma once
 
 #include <filesystem>
@@ -24,5 +24,19 @@ void write_4d_nifti_with_itk(const Volume& volume, std::size_t t, const std::fil
 // volume's third axis. With compressed, the pixel data is lossless JPEG
 // (encapsulated, explicit VR); otherwise native, implicit VR.
 void write_dicom_series_with_itk(const Volume& volume, const std::filesystem::path& folder, bool compressed = false);
+
+// NRRD or MetaImage, chosen here; ITK picks attached (.nrrd, .mha) or
+// detached header + data file (.nhdr, .mhd) by the name's extension.
+enum class TextHeaderFormat { nrrd, meta };
+
+// Writes `volume` as float with ITK's NrrdImageIO or MetaImageIO.
+void write_float_with_itk(const Volume& volume, const std::filesystem::path& path, TextHeaderFormat format);
+
+// Writes a 4D float file of size volume.size x t (time point k = voxels + k).
+void write_4d_float_with_itk(const Volume& volume, std::size_t t, const std::filesystem::path& path,
+                             TextHeaderFormat format);
+
+// Writes a 2-component (vector) float file: (v, -v) per voxel.
+void write_vector2_with_itk(const Volume& volume, const std::filesystem::path& path, TextHeaderFormat format);
 
 }  // namespace medsynth::test

@@ -1,6 +1,6 @@
 # Tests of engine/volume. The fixtures write some inputs with ITK directly
-# (int16 and 4D NIfTI, DICOM series), so this test links ITK privately, as
-# medsynth_volume does, without ITK_USE_FILE.
+# (int16 and 4D NIfTI, DICOM series, NRRD and MetaImage), so this test links
+# ITK privately, as medsynth_volume does, without ITK_USE_FILE.
 medsynth_add_test(NAME medsynth_volume_tests
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/dicom_export_test.cpp
@@ -9,6 +9,7 @@ medsynth_add_test(NAME medsynth_volume_tests
     ${CMAKE_CURRENT_LIST_DIR}/nifti_bytes.cpp
     ${CMAKE_CURRENT_LIST_DIR}/nifti_extension_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/nifti_header_guard_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/nrrd_mha_io_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/volume_io_test.cpp
   LIBS medsynth_volume ZLIB::ZLIB ${ITK_LIBRARIES}
   LABELS unit)

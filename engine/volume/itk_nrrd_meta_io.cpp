@@ -1,0 +1,169 @@
+// NRRD (.nrrd, .nhdr) and MetaImage (.mha, .mhd) through ITK's NrrdImageIO and
+// MetaImageIO, set explicitly (no IO factories, as for NIfTI). Unlike NIfTI,
+// these headers are text that ITK parses well, so the checks run on what
+// ReadImageInformation() reports, before the reader allocates the voxels:
+// scalar pixels, 3 axes (extra axes of length 1 allowed, as for NIfTI),
+// the caps of VolumeReadOptions, finite positive spacing, a finite origin and
+// an orthonormal direction matrix, and (MetaImage) data as long as declared.
+// Called by read_volume only.
+#include <itkImage.h>
+#include <itkImageFileReader.h>
+#include <itkMetaImageIO.h>
+#include <itkNrrdImageIO.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <new>
+#include <sstream>
+#include <vector>
+
+#include "core/error.hpp"
+#include "volume/itk_image_conversion.hpp"
+#include "volume/itk_volume_io.hpp"
+#include "volume/volume_size_checks.hpp"
+
+namespace medsynth::itk_detail {
+namespace {
+
+std::string num(double v) {
+  std::ostringstream out;
+  out.precision(10);
+  out << v;
+  return out.str();
+}
+
+// MetaIO (inside ITK 5.2) reads a cut-off data block without failing: it
+// prints "data not read completely" and leaves the rest of the buffer as it
+// was. So for uncompressed single-file data, the length is checked here.
+// (NrrdIO refuses short data itself; compressed data fails in zlib.)
+void check_meta_data_length(const std::string& path, itk::MetaImageIO& io, std::uint64_t data_bytes) {
+  namespace fs = std::filesystem;
+  MetaImage* meta = io.GetMetaImagePointer();
+  if (!meta || meta->CompressedData()) return;
+  const std::string data_file = meta->ElementDataFileName();
+  if (data_file.empty() || data_file.rfind("LIST", 0) == 0 || data_file.find('%') != std::string::npos) return;
+  std::error_code ec;
+  std::uint64_t have = 0;
+  if (data_file == "LOCAL") {
+    // The voxels follow the line "ElementDataFile = LOCAL", the header's last.
+    std::ifstream in(path, std::ios::binary);
+    std::string head(64 * 1024, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    const auto key = head.find("ElementDataFile");
+    const auto eol = key == std::string::npos ? std::string::npos : head.find('\n', key);
+    if (eol == std::string::npos) return;  // MetaIO parsed it; let it read
+    const std::uint64_t size = fs::file_size(path, ec);
+    if (ec) return;
+    have = size > eol + 1 ? size - (eol + 1) : 0;
+  } else {
+    fs::path file(data_file);
+    if (file.is_relative()) file = fs::path(path).parent_path() / file;
+    const std::uint64_t size = fs::file_size(file, ec);
+    if (ec) throw DataError(path, "its data file " + file.string() + " cannot be read (" + ec.message() + ")");
+    const std::uint64_t skip = meta->HeaderSize() > 0 ? static_cast<std::uint64_t>(meta->HeaderSize()) : 0;
+    have = size > skip ? size - skip : 0;
+  }
+  if (have < data_bytes)
+    throw DataError(path, "truncated: holds " + std::to_string(have) + " of " + std::to_string(data_bytes) +
+                              " bytes of voxel data");
+}
+
+// Runs the checks of the file comment on what `io` read from the header.
+// Returns the axis lengths (for the check after reading).
+std::array<std::size_t, 3> check_header(const std::string& path, itk::ImageIOBase& io,
+                                        const VolumeReadOptions& options) {
+  auto fail = [&](const std::string& reason) { throw DataError(path, reason); };
+  const unsigned ndim = io.GetNumberOfDimensions();
+  std::vector<std::int64_t> dims;
+  for (unsigned i = 0; i < ndim; ++i) dims.push_back(static_cast<std::int64_t>(io.GetDimensions(i)));
+  for (unsigned i = 0; i < ndim; ++i)
+    if (dims[i] < 1) fail("axis " + std::to_string(i + 1) + " has length " + std::to_string(dims[i]) + ", must be >= 1");
+  const unsigned components = io.GetNumberOfComponents();
+  if (components != 1)
+    fail("has " + std::to_string(components) + " components per voxel (pixel type " +
+         itk::ImageIOBase::GetPixelTypeAsString(io.GetPixelType()) + "); only scalar volumes are read");
+  if (io.GetComponentType() == itk::IOComponentEnum::UNKNOWNCOMPONENTTYPE) fail("has an unknown voxel type");
+  // The count before the shape, as in the NIfTI guard.
+  const std::uint64_t voxels = checked_voxel_count(path, dims, options);
+  const std::uint64_t bytes = checked_data_bytes(path, voxels, io.GetComponentSize(), options);
+  if (ndim < 3)
+    fail("has " + std::to_string(ndim) + " dimension" + (ndim == 1 ? "" : "s") + " (" + dims_text(dims) +
+         "); only 3D volumes are read");
+  for (unsigned i = 3; i < ndim; ++i)
+    if (dims[i] > 1)
+      fail("is a " + std::to_string(ndim) + "D image (" + dims_text(dims) + ", axis " + std::to_string(i + 1) +
+           " has length " + std::to_string(dims[i]) + "); only 3D volumes are read");
+
+  static const char* axes[] = {"x", "y", "z"};
+  for (unsigned i = 0; i < 3; ++i) {
+    const double s = io.GetSpacing(i);
+    if (!std::isfinite(s) || s <= 0)
+      fail(std::string(axes[i]) + " spacing is " + num(s) + ", must be a finite number > 0");
+    if (!std::isfinite(io.GetOrigin(i))) fail("the origin is not finite");
+  }
+  // Columns = axis directions. ITK would accept a singular or skewed matrix
+  // and every physical-space computation downstream would be wrong.
+  double d[3][3];
+  for (unsigned c = 0; c < 3; ++c) {
+    const std::vector<double> column = io.GetDirection(c);
+    for (unsigned r = 0; r < 3; ++r) {
+      d[r][c] = r < column.size() ? column[r] : 0.0;
+      if (!std::isfinite(d[r][c])) fail("the direction matrix is not finite");
+    }
+  }
+  for (unsigned a = 0; a < 3; ++a)
+    for (unsigned b = a; b < 3; ++b) {
+      double dot = 0;
+      for (unsigned r = 0; r < 3; ++r) dot += d[r][a] * d[r][b];
+      const double want = a == b ? 1.0 : 0.0;
+      if (std::abs(dot - want) > 1e-3)
+        fail("the direction matrix is not a rotation (axes " + std::to_string(a + 1) + " and " +
+             std::to_string(b + 1) + " have dot product " + num(dot) + ", expected " + num(want) + ")");
+    }
+  if (auto* meta = dynamic_cast<itk::MetaImageIO*>(&io)) check_meta_data_length(path, *meta, bytes);
+  return {static_cast<std::size_t>(dims[0]), static_cast<std::size_t>(dims[1]), static_cast<std::size_t>(dims[2])};
+}
+
+}  // namespace
+
+Volume read_nrrd_or_meta(const std::string& path, TextHeaderFormat format, const VolumeReadOptions& options) {
+  const char* what = format == TextHeaderFormat::nrrd ? "NRRD" : "MetaImage";
+  try {
+    itk::ImageIOBase::Pointer io;
+    if (format == TextHeaderFormat::nrrd) io = itk::NrrdImageIO::New();
+    else io = itk::MetaImageIO::New();
+    // MetaImageIO::CanReadFile accepts only lower-case .mha/.mhd names, so
+    // the header read itself is the test of what the file is.
+    if (format == TextHeaderFormat::nrrd && !io->CanReadFile(path.c_str()))
+      throw DataError(path, "not a NRRD file (no NRRD magic at its start)");
+    io->SetFileName(path);
+    try {
+      io->ReadImageInformation();
+    } catch (const itk::ExceptionObject& e) {
+      throw DataError(path, std::string("ITK cannot read its ") + what + " header: " + itk_reason(e));
+    }
+    const auto size = check_header(path, *io, options);
+
+    auto reader = itk::ImageFileReader<FloatImage>::New();
+    reader->SetImageIO(io);
+    reader->SetFileName(path);
+    reader->Update();
+    Volume volume = volume_from_image(*reader->GetOutput());
+    if (volume.size != size) throw DataError(path, "ITK read a volume of another size than its header declares");
+    return volume;
+  } catch (const Error&) {
+    throw;
+  } catch (const itk::ExceptionObject& e) {
+    throw DataError(path, std::string("ITK cannot read it as ") + what + ": " + itk_reason(e));
+  } catch (const std::bad_alloc&) {
+    throw DataError(path, "out of memory while reading it");
+  } catch (const std::exception& e) {
+    throw DataError(path, std::string("cannot read it: ") + e.what());
+  }
+}
+
+}  // namespace medsynth::itk_detail
