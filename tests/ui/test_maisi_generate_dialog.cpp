@@ -77,7 +77,13 @@ class MaisiGenerateDialogTest : public QObject {
     dialog.label_edit()->setText(mask);
     dialog.model_box()->setCurrentText("ddpm-ct");
     QVERIFY2(dialog.commands_text().contains("--label " + mask), qPrintable(dialog.commands_text()));
+    // The label's grid decides size and spacing: their boxes are off and say why.
+    QVERIFY(!dialog.size_box(0)->isEnabled());
+    QVERIFY(!dialog.spacing_box(2)->isEnabled());
+    QVERIFY(dialog.size_box(0)->toolTip().contains("label map's grid"));
     QVERIFY(dialog.commands_text().contains("--model ddpm-ct"));
+    dialog.label_edit()->clear();
+    QVERIFY(dialog.size_box(0)->isEnabled());
     dialog.label_edit()->setText(dir_.filePath("no-such-mask.nii.gz"));
     QVERIFY(dialog.problems_text().contains("label_map:"));
     QVERIFY(!dialog.generate_button()->isEnabled());

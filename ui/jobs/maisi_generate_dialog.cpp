@@ -209,6 +209,15 @@ void MaisiGenerateDialog::refresh() {
                           app::maisi_generate_arguments(r).join(QLatin1Char(' ')));
   generate_->setEnabled(!running && problems.isEmpty());
   stop_->setEnabled(running);
+  // With a label map the engine makes the image on the label's grid: size
+  // and spacing come from it, so their boxes say so instead of being ignored.
+  const bool labelled = !r.label_map.isEmpty();
+  for (int axis = 0; axis < 3; ++axis) {
+    for (QWidget* box : {static_cast<QWidget*>(size_[axis]), static_cast<QWidget*>(spacing_[axis])}) {
+      box->setEnabled(!labelled);
+      box->setToolTip(labelled ? tr("The image takes the label map's grid (its size and spacing).") : QString());
+    }
+  }
 }
 
 void MaisiGenerateDialog::start() {

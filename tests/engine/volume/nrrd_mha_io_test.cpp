@@ -4,6 +4,8 @@
 // the file. Also reads nibabel's public anatomical.nii when it is installed.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -185,6 +187,34 @@ TEST(NibabelData, ReadsAnatomicalNii) {
   EXPECT_EQ(v.size, (std::array<std::size_t, 3>{33, 41, 25}));
   for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(v.spacing[i], 2.0) << "spacing[" << i << "]";
   EXPECT_EQ(v.voxels.size(), v.voxel_count());
+  for (float x : v.voxels) ASSERT_TRUE(std::isfinite(x));
+}
+
+// nibabel's two Siemens MR slices (a real scanner's files, 256 x 256 each):
+// as a folder they are one series that the DICOM reader stacks, with the
+// scanner's spacing and finite voxels.
+TEST(NibabelData, ReadsTwoSiemensMrSlicesAsOneSeries) {
+  const fs::path data = "/usr/lib/python3/dist-packages/nibabel/tests/data";
+  if (!fs::exists(data / "0.dcm") || !fs::exists(data / "1.dcm")) {
+    std::cout << "skipped: " << data.string() << "/{0,1}.dcm are absent (install python3-nibabel)\n";
+    GTEST_SKIP() << "nibabel's Siemens DICOM files are absent (install python3-nibabel)";
+  }
+  const fs::path folder = fs::temp_directory_path() / ("medsynth-siemens-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  fs::copy_file(data / "0.dcm", folder / "0.dcm", fs::copy_options::overwrite_existing);
+  fs::copy_file(data / "1.dcm", folder / "1.dcm", fs::copy_options::overwrite_existing);
+  Volume v;
+  try {
+    v = read_volume(folder.string());
+  } catch (...) {
+    fs::remove_all(folder);
+    throw;
+  }
+  fs::remove_all(folder);
+  EXPECT_EQ(v.size[0], 256u);
+  EXPECT_EQ(v.size[1], 256u);
+  EXPECT_EQ(v.size[2], 2u);
+  for (int i = 0; i < 3; ++i) EXPECT_GT(v.spacing[i], 0.0) << "spacing[" << i << "]";
   for (float x : v.voxels) ASSERT_TRUE(std::isfinite(x));
 }
 
