@@ -3,10 +3,12 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <map>
 
 #include "config/maisi_network_config.hpp"
 #include "core/error.hpp"
 #include "diffusion/diffusion_model_unet.hpp"
+#include "train/state_dict_loading.hpp"
 #include "train/tensor_file.hpp"
 
 namespace medsynth {
@@ -31,17 +33,12 @@ ControlNetGuidance::ControlNetGuidance(const std::string& network_config, const 
   const auto config = read_maisi_network_config(network_config);
   if (!config.controlnet) throw DataError(network_config, "has no controlnet_def: this run cannot generate from a label map");
   net_ = ControlNetMaisi(*config.controlnet);
-  const TensorFile file = read_tensor_file(checkpoint);
-  at::NoGradGuard no_grad;
-  std::size_t loaded = 0;
-  for (auto& p : net_->named_parameters(true)) {
-    const auto it = file.tensors.find("model.controlnet." + p.key());
-    if (it == file.tensors.end() || it->second.sizes() != p.value().sizes())
-      throw DataError(checkpoint, "does not hold the ControlNet of " + network_config + " (" + p.key() + " missing or mis-shaped)");
-    p.value().copy_(it->second);
-    ++loaded;
-  }
-  if (loaded != file.tensors.size()) throw DataError(checkpoint, "holds tensors the ControlNet of " + network_config + " does not have");
+  // The run's checkpoint names are model.controlnet.<MONAI name>.
+  const std::string prefix = "model.controlnet.";
+  std::map<std::string, at::Tensor> weights;
+  for (const auto& [name, tensor] : read_tensor_file(checkpoint).tensors)
+    weights[name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name] = tensor;
+  load_state_dict_strict(*net_, weights, checkpoint);
   net_->to(device);
   net_->eval();
   condition_ = binary_label_channels(label, config.controlnet->conditioning_embedding_in_channels, xyz, label_source).to(device);

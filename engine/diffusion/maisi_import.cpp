@@ -18,6 +18,7 @@
 #include "diffusion/latent_files.hpp"
 #include "models/autoencoder_kl.hpp"
 #include "run/run_directory.hpp"
+#include "train/state_dict_loading.hpp"
 #include "train/tensor_file.hpp"
 #include "train/torch_archive.hpp"
 
@@ -28,41 +29,6 @@ namespace medsynth {
 namespace {
 
 const std::vector<std::string> k_models{"rflow-ct", "ddpm-ct", "rflow-mr"};
-
-std::string first_names(const std::vector<std::string>& names) {
-  std::string s;
-  for (std::size_t i = 0; i < names.size() && i < 3; ++i) s += (i ? ", " : "") + names[i];
-  if (names.size() > 3) s += ", ... (" + std::to_string(names.size()) + " in all)";
-  return s;
-}
-
-// Copies `weights` into `module` only when every name and shape matches both
-// ways; otherwise nothing is copied and the error lists what differs.
-void load_strict(torch::nn::Module& module, const std::map<std::string, at::Tensor>& weights, const std::string& path) {
-  std::map<std::string, at::Tensor> targets;
-  for (const auto& p : module.named_parameters(true)) targets[p.key()] = p.value();
-  for (const auto& b : module.named_buffers(true)) targets[b.key()] = b.value();
-  std::vector<std::string> missing, unexpected, misshaped;
-  for (const auto& [name, t] : targets) {
-    auto it = weights.find(name);
-    if (it == weights.end()) missing.push_back(name);
-    else if (it->second.sizes() != t.sizes())
-      misshaped.push_back(name + " " + c10::str(it->second.sizes()) + " (the network's: " + c10::str(t.sizes()) + ")");
-    else if (!at::isFloatingType(it->second.scalar_type()))
-      misshaped.push_back(name + " is " + c10::toString(it->second.scalar_type()));
-  }
-  for (const auto& [name, t] : weights)
-    if (!targets.count(name)) unexpected.push_back(name);
-  if (!missing.empty() || !unexpected.empty() || !misshaped.empty()) {
-    std::string why = "does not match the network of the configuration:";
-    if (!missing.empty()) why += " missing " + first_names(missing) + ";";
-    if (!unexpected.empty()) why += " unexpected " + first_names(unexpected) + ";";
-    if (!misshaped.empty()) why += " mis-shaped " + first_names(misshaped) + ";";
-    throw DataError(path, why + " nothing was loaded");
-  }
-  at::NoGradGuard no_grad;
-  for (auto& [name, t] : targets) t.copy_(weights.at(name));  // float16/bfloat16 files widen exactly
-}
 
 // The module's tensors under RUN's checkpoint names ("model.<task module>.<name>").
 TensorFile checkpoint_of(torch::nn::Module& module, const std::string& task_module, const std::string& source) {
@@ -175,11 +141,11 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
   if (auto errors = validate_job(job); !errors.empty()) throw ConfigError(std::move(errors), network);
 
   AutoencoderKL autoencoder(AutoencoderKLOptions::from_spec(job.model.autoencoder));
-  load_strict(*autoencoder, state_dict_of(read_torch_file(files.autoencoder), files.autoencoder), files.autoencoder);
+  load_state_dict_strict(*autoencoder, state_dict_of(read_torch_file(files.autoencoder), files.autoencoder), files.autoencoder);
   auto unet_options = job.model.diffusion_unet;
   DiffusionModelUNet unet(unet_options);
   const PickleValue diffusion_file = read_torch_file(files.diffusion);
-  load_strict(*unet, state_dict_of(diffusion_file, files.diffusion), files.diffusion);
+  load_state_dict_strict(*unet, state_dict_of(diffusion_file, files.diffusion), files.diffusion);
   const auto extras = scalar_extras_of(diffusion_file);
   const auto scale = extras.find("scale_factor");
   if (scale == extras.end() || !(scale->second > 0) || !std::isfinite(scale->second))
@@ -199,7 +165,7 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
   write_tensor_file((tmp / "diffusion" / "checkpoints" / "last.safetensors").string(), checkpoint_of(*unet, "unet", files.diffusion));
   if (!files.controlnet.empty() && config.controlnet) {
     ControlNetMaisi controlnet(*config.controlnet);
-    load_strict(*controlnet, state_dict_of(read_torch_file(files.controlnet), files.controlnet), files.controlnet);
+    load_state_dict_strict(*controlnet, state_dict_of(read_torch_file(files.controlnet), files.controlnet), files.controlnet);
     fs::create_directories(tmp / "controlnet" / "checkpoints");
     // generate --label rebuilds the ControlNet from the config it was imported with.
     fs::copy_file(network, tmp / "controlnet" / "config_network.json");

@@ -13,6 +13,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sliding_window_inference.cpp
   ${CMAKE_CURRENT_LIST_DIR}/survival_metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/survival_task.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/state_dict_loading.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensor_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/torch_archive.cpp

@@ -14,41 +14,16 @@
 #include "core/error.hpp"
 #include "diffusion/controlnet_maisi.hpp"
 #include "diffusion/diffusion_model_unet.hpp"
-#include "train/tensor_file.hpp"
+#include "engine/models/monai_fixture.hpp"
 
 namespace medsynth {
 namespace {
 
 using Tensors = std::map<std::string, at::Tensor>;
 
-Tensors read_fixture(const std::string& name) {
-  return read_tensor_file(std::string(MEDSYNTH_DIFFUSION_TEST_DATA) + "/" + name + ".safetensors").tensors;
-}
-
-// Copies every non-"io." tensor onto the parameter of the same name; fails the
-// test on a name or shape that does not match, in either direction.
-void load_monai_state(torch::nn::Module& model, const Tensors& fixture) {
-  auto params = model.named_parameters();
-  std::size_t loaded = 0;
-  at::NoGradGuard no_grad;
-  for (const auto& [name, tensor] : fixture) {
-    if (name.rfind("io.", 0) == 0) continue;
-    auto* p = params.find(name);
-    ASSERT_NE(p, nullptr) << "MONAI parameter without a counterpart: " << name;
-    ASSERT_EQ(p->sizes(), tensor.sizes()) << name;
-    p->copy_(tensor);
-    ++loaded;
-  }
-  for (const auto& item : params)
-    EXPECT_TRUE(fixture.count(item.key())) << "parameter that MONAI does not have: " << item.key();
-  EXPECT_EQ(loaded, params.size());
-}
-
-void expect_close(const at::Tensor& ours, const at::Tensor& monai, const std::string& what) {
-  ASSERT_EQ(ours.sizes(), monai.sizes()) << what;
-  EXPECT_TRUE(at::allclose(ours, monai, /*rtol=*/1e-4, /*atol=*/1e-5))
-      << what << ": max difference " << (ours - monai).abs().max().item<double>();
-}
+Tensors read_fixture(const std::string& name) { return test::read_monai_fixture(MEDSYNTH_DIFFUSION_TEST_DATA, name); }
+using test::expect_close;
+using test::load_monai_state;
 
 at::Tensor optional(const Tensors& f, const std::string& key) { return f.count(key) ? f.at(key) : at::Tensor(); }
 

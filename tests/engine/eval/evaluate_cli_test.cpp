@@ -24,14 +24,19 @@ using nlohmann::json;
 
 namespace {
 
-// Phantoms of `seeds` into `folder`, shifted by `offset_hu`.
-void write_phantoms(const fs::path& folder, std::initializer_list<int> seeds, float offset_hu = 0.0f) {
-  fs::create_directories(folder);
+// The evaluation tests' phantom: 48^3 at 6 mm.
+Volume phantom(int seed) {
   PhantomOptions o;
   o.size = {48, 48, 48};
   o.spacing = {6, 6, 6};
+  return make_ct_phantom(static_cast<std::uint64_t>(seed), o);
+}
+
+// Phantoms of `seeds` into `folder`, shifted by `offset_hu`.
+void write_phantoms(const fs::path& folder, std::initializer_list<int> seeds, float offset_hu = 0.0f) {
+  fs::create_directories(folder);
   for (int seed : seeds) {
-    Volume v = make_ct_phantom(static_cast<std::uint64_t>(seed), o);
+    Volume v = phantom(seed);
     for (float& x : v.voxels) x += offset_hu;
     write_volume(v, (folder / ("ct_" + std::to_string(seed) + ".nii.gz")).string());
   }
@@ -43,11 +48,8 @@ void write_phantoms(const fs::path& folder, std::initializer_list<int> seeds, fl
 // moves the soft tissue of the image (not the label) by that many HU.
 void write_labelled_phantoms(const fs::path& folder, std::initializer_list<int> seeds, float shift_soft = 0.0f) {
   fs::create_directories(folder);
-  PhantomOptions o;
-  o.size = {48, 48, 48};
-  o.spacing = {6, 6, 6};
   for (int seed : seeds) {
-    Volume v = make_ct_phantom(static_cast<std::uint64_t>(seed), o);
+    Volume v = phantom(seed);
     Volume label = v;
     for (std::size_t i = 0; i < v.voxels.size(); ++i) {
       const float hu = v.voxels[i];

@@ -7,16 +7,13 @@
 
 #include <ATen/ATen.h>
 #include <ATen/autocast_mode.h>
-#include <nlohmann/json.hpp>
 
-#include <cstdint>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <string>
 
 #include "core/error.hpp"
 #include "diffusion/diffusion_model_unet.hpp"
+#include "engine/models/monai_fixture.hpp"
 #include "models/autoencoder_kl.hpp"
 #include "models/maisi_autoencoder_blocks.hpp"
 #include "models/patch_discriminator.hpp"
@@ -24,54 +21,9 @@
 namespace medsynth {
 namespace {
 
-// Minimal safetensors reader (F32 only), enough for the fixtures.
-std::map<std::string, at::Tensor> read_fixture(const std::string& name) {
-  const std::string path = std::string(MEDSYNTH_MODELS_TEST_DATA) + "/" + name + ".safetensors";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  std::uint64_t header_size = 0;
-  in.read(reinterpret_cast<char*>(&header_size), 8);
-  std::string header(header_size, ' ');
-  in.read(header.data(), static_cast<std::streamsize>(header_size));
-  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::map<std::string, at::Tensor> out;
-  const auto json = nlohmann::json::parse(header);
-  for (const auto& [key, entry] : json.items()) {
-    if (key == "__metadata__") continue;
-    if (entry.at("dtype") != "F32") throw std::runtime_error(path + ": " + key + " is not F32");
-    const auto shape = entry.at("shape").get<std::vector<std::int64_t>>();
-    const auto offsets = entry.at("data_offsets").get<std::vector<std::size_t>>();
-    auto t = at::empty(shape, at::kFloat);
-    if (offsets[1] - offsets[0] != static_cast<std::size_t>(t.numel()) * 4 || offsets[1] > data.size())
-      throw std::runtime_error(path + ": bad offsets for " + key);
-    std::memcpy(t.data_ptr<float>(), data.data() + offsets[0], offsets[1] - offsets[0]);
-    out[key] = t;
-  }
-  return out;
-}
-
-// Copies every non-"io." tensor onto the parameter of the same name; fails the
-// test on a name or shape that does not match, in either direction.
-void load_monai_state(torch::nn::Module& model, const std::map<std::string, at::Tensor>& fixture) {
-  auto params = model.named_parameters();
-  std::size_t loaded = 0;
-  at::NoGradGuard no_grad;
-  for (const auto& [name, tensor] : fixture) {
-    if (name.rfind("io.", 0) == 0) continue;
-    auto* p = params.find(name);
-    ASSERT_NE(p, nullptr) << "MONAI parameter without a counterpart: " << name;
-    ASSERT_EQ(p->sizes(), tensor.sizes()) << name;
-    p->copy_(tensor);
-    ++loaded;
-  }
-  EXPECT_EQ(loaded, params.size()) << "parameters that MONAI does not have";
-}
-
-void expect_close(const at::Tensor& ours, const at::Tensor& monai, const char* what) {
-  ASSERT_EQ(ours.sizes(), monai.sizes()) << what;
-  EXPECT_TRUE(at::allclose(ours, monai, /*rtol=*/1e-4, /*atol=*/1e-5))
-      << what << ": max difference " << (ours - monai).abs().max().item<double>();
-}
+std::map<std::string, at::Tensor> read_fixture(const std::string& name) { return test::read_monai_fixture(MEDSYNTH_MODELS_TEST_DATA, name); }
+using test::expect_close;
+using test::load_monai_state;
 
 AutoencoderKLOptions base_options() {
   AutoencoderKLOptions o;
