@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   add(cli::add_regenerate_verb(app));
   add(cli::add_export_dicom_verb(app));
   add(cli::add_import_maisi_verb(app));
+  add(cli::add_completion_verb(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

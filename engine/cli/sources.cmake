@@ -15,5 +15,6 @@ target_sources(medsynth-engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/verb_info.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_latent.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_group_from_environment.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/verb_validate.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/verb_validate.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/verb_completion.cpp)
 target_compile_definitions(medsynth-engine PRIVATE MEDSYNTH_VERSION="${PROJECT_VERSION}")

@@ -46,4 +46,8 @@ std::string model_config_hash(const JobSpec& job);
 // Hash of the whole resolved job (for run_started).
 std::string job_config_hash(const JobSpec& job);
 
+// The dotted path of every job field, in file order ("data.patch_size", ...):
+// what an override may name. The shell completion is generated from it.
+std::vector<std::string> job_field_paths();
+
 }  // namespace medsynth

@@ -1,6 +1,7 @@
 #include "config/job_schema.hpp"
 
 #include "config/did_you_mean.hpp"
+#include "config/job_loader.hpp"
 
 namespace medsynth {
 
@@ -63,6 +64,24 @@ const SchemaNode& job_schema() {
     return r;
   }();
   return root;
+}
+
+namespace {
+void collect_leaves(const SchemaNode& node, const std::string& prefix, std::vector<std::string>& out) {
+  for (const auto& c : node.children) {
+    const std::string path = prefix.empty() ? c.name : prefix + "." + c.name;
+    if (c.is_section)
+      collect_leaves(c, path, out);
+    else
+      out.push_back(path);
+  }
+}
+}  // namespace
+
+std::vector<std::string> job_field_paths() {
+  std::vector<std::string> out;
+  collect_leaves(job_schema(), "", out);
+  return out;
 }
 
 std::vector<std::string> schema_paths_named(const std::string& key) {
