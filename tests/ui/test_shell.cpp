@@ -55,6 +55,19 @@ class TestShell : public QObject {
     QCOMPARE(s.options.verb_arguments, (QStringList{"ct.nii.gz", "ct.png"}));
   }
 
+  void file_arguments_open_volumes_like_a_file_manager_asks() {
+    // The .desktop entry runs `medsynth %F`: absolute paths, several at once.
+    const CommandLineResult r = CommandLine().parse({"medsynth", "/data/ct.nii.gz", "/data/dicom/CT1", "--runs-dir", "/r"});
+    QVERIFY2(r.ok(), qPrintable(r.error));
+    QCOMPARE(r.options.open_volumes, (QStringList{"/data/ct.nii.gz", "/data/dicom/CT1"}));
+    QVERIFY(r.options.verb.isEmpty());
+    const CommandLineResult relative = CommandLine().parse({"medsynth", "ct.nii.gz"});
+    QCOMPARE(relative.options.open_volumes, (QStringList{"ct.nii.gz"}));
+    // A bare word is still a mistyped command, not a file.
+    QVERIFY(CommandLine().parse({"medsynth", "snapshto", "a.nii.gz"}).error.contains("unknown command"));
+    QVERIFY(CommandLine().help_text().contains("VOLUME..."));
+  }
+
   void can_be_extended_with_options_and_verbs() {
     CommandLine cli;
     QString volume;

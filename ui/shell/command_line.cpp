@@ -66,6 +66,10 @@ const CommandLine::ValueOption* CommandLine::find_option(const QString& name) co
   return nullptr;
 }
 
+namespace {
+bool looks_like_path(const QString& word) { return word.contains('/') || word.contains('.'); }
+}  // namespace
+
 CommandLineResult CommandLine::parse(const QStringList& arguments) const {
   CommandLineResult result;
   QStringList positional;
@@ -118,20 +122,27 @@ CommandLineResult CommandLine::parse(const QStringList& arguments) const {
     for (const Verb& v : verbs_) {
       if (v.name == verb_name) verb = &v;
     }
+    // `medsynth FILE...` (what a file manager's "Open with" runs, the .desktop
+    // entry's %F): volumes to open. A word without '/' or '.' is a mistyped
+    // command rather than a file (write ./NAME for such a folder).
     if (!verb) {
-      result.error = QStringLiteral("unknown command \"%1\"").arg(verb_name);
-      return result;
+      if (!looks_like_path(verb_name)) {
+        result.error = QStringLiteral("unknown command \"%1\"").arg(verb_name);
+        return result;
+      }
+      result.options.open_volumes += positional;
+    } else {
+      const QStringList args = positional.mid(1);
+      if (args.size() != verb->arg_names.size()) {
+        result.error = QStringLiteral("%1: expects %2 (got %3 arguments)")
+                           .arg(verb->name, verb->arg_names.join(' '))
+                           .arg(args.size());
+        return result;
+      }
+      result.options.verb = verb->name;
+      result.options.verb_arguments = args;
+      if (QString error = verb->handler(result.options, args); !error.isEmpty()) result.error = error;
     }
-    const QStringList args = positional.mid(1);
-    if (args.size() != verb->arg_names.size()) {
-      result.error = QStringLiteral("%1: expects %2 (got %3 arguments)")
-                         .arg(verb->name, verb->arg_names.join(' '))
-                         .arg(args.size());
-      return result;
-    }
-    result.options.verb = verb->name;
-    result.options.verb_arguments = args;
-    if (QString error = verb->handler(result.options, args); !error.isEmpty()) result.error = error;
   }
   if (result.error.isEmpty() && !result.options.screenshot.isEmpty() && result.options.quit_after_ms < 0) {
     result.error = QStringLiteral("--screenshot: needs --quit-after-ms N (when to take it)");
@@ -140,8 +151,8 @@ CommandLineResult CommandLine::parse(const QStringList& arguments) const {
 }
 
 QString CommandLine::help_text() const {
-  QString text = QStringLiteral("Usage: medsynth [OPTIONS]");
-  if (!verbs_.empty()) text += QStringLiteral(" [COMMAND ARGS...]");
+  QString text = QStringLiteral("Usage: medsynth [OPTIONS] [VOLUME...]");
+  if (!verbs_.empty()) text += QStringLiteral("\n       medsynth [OPTIONS] COMMAND ARGS...");
   text += QStringLiteral("\n\nThe medsynth console: edit jobs, launch and monitor training runs.\n\nOptions:\n");
   auto line = [](const QString& left, const QString& help) {
     return QStringLiteral("  %1 %2\n").arg(left.leftJustified(26), help);
@@ -149,6 +160,7 @@ QString CommandLine::help_text() const {
   for (const ValueOption& o : options_) {
     if (!o.hidden) text += line("--" + o.name + ' ' + o.value_name, o.help);
   }
+  text += line(QStringLiteral("VOLUME..."), QStringLiteral("Volumes to open in the viewer, as --open-volume (a path: it holds a '/' or a '.')."));
   text += line(QStringLiteral("-h, --help"), QStringLiteral("Show this help."));
   text += line(QStringLiteral("--version"), QStringLiteral("Show the version."));
   if (!verbs_.empty()) {

@@ -1,5 +1,7 @@
 #include "ui/viewer/volume_loader.hpp"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -14,14 +16,31 @@ struct LoadOutcome {
   QString error;
 };
 
+// "Open with medsynth" on one file of a DICOM series (application/dicom: the
+// "DICM" preamble at byte 128, or a .dcm name) means its series: read the folder.
+QString series_folder_of_dicom_file(const QString& path) {
+  const QFileInfo info(path);
+  if (!info.isFile()) return {};
+  if (path.endsWith(QLatin1String(".dcm"), Qt::CaseInsensitive)) return info.absolutePath();
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  const QByteArray head = file.read(132);
+  return head.size() == 132 && head.mid(128, 4) == "DICM" ? info.absolutePath() : QString();
+}
+
 }  // namespace
 
 LoadedVolume load_volume_file(const QString& path, const VolumeReadOptions& read_options,
                               const PercentileOptions& percentiles) {
   std::vector<std::string> warnings;
-  auto volume = std::make_shared<Volume>(read_volume(path.toStdString(), read_options, &warnings));
+  const QString series_folder = series_folder_of_dicom_file(path);
+  const QString source = series_folder.isEmpty() ? path : series_folder;
+  auto volume = std::make_shared<Volume>(read_volume(source.toStdString(), read_options, &warnings));
   LoadedVolume out;
-  out.path = path;
+  out.path = source;
+  if (!series_folder.isEmpty())
+    out.warnings << QStringLiteral("%1 is one file of a DICOM series: showing the series in %2")
+                        .arg(QFileInfo(path).fileName(), series_folder);
   out.stats = intensity_stats(volume->voxels.data(), volume->voxels.size(), percentiles);
   for (const auto& w : warnings) out.warnings << QString::fromStdString(w);
   out.volume = std::move(volume);

@@ -23,7 +23,8 @@ struct LoadedVolume {
   QStringList warnings;  // lenient findings (e.g. qform/sform disagree), not errors
 };
 
-// Synchronous: read + statistics. Throws medsynth::DataError (bad file) or
+// Synchronous: read + statistics. One file of a DICOM series loads the series
+// in its folder (with a warning saying so). Throws medsynth::DataError (bad file) or
 // std::exception; callers on the GUI thread must use VolumeLoader instead.
 LoadedVolume load_volume_file(const QString& path, const VolumeReadOptions& read_options = {},
                               const PercentileOptions& percentiles = {});

@@ -433,6 +433,23 @@ class ViewerWidgetTest : public QObject {
     QVERIFY(vt::image_stddev(frame_of(viewer->slice_view(SliceOrientation::axial))) > 20.0);
   }
 
+  void one_file_of_a_dicom_series_opens_the_series() {
+    // What a file manager passes for "Open with medsynth" on a DICOM file.
+    const QString folder = path(QStringLiteral("dicom-one-file"));
+    QVERIFY(QDir().mkpath(folder));
+    const Volume ct = vt::ct_phantom();
+    medsynth::test::write_dicom_series_with_itk(ct, folder.toStdString());
+    const QStringList files = QDir(folder).entryList(QDir::Files, QDir::Name);
+    QVERIFY(!files.isEmpty());
+    // Without a .dcm name too: the "DICM" preamble decides.
+    const QString one_file = QDir(folder).filePath(QStringLiteral("slice-without-extension"));
+    QVERIFY(QFile::rename(QDir(folder).filePath(files.front()), one_file));
+    const LoadedVolume loaded = load_volume_file(one_file);
+    QCOMPARE(loaded.volume->size, ct.size);
+    QCOMPARE(QFileInfo(loaded.path).absoluteFilePath(), QFileInfo(folder).absoluteFilePath());
+    QVERIFY2(loaded.warnings.join(' ').contains(QLatin1String("DICOM series")), qPrintable(loaded.warnings.join(' ')));
+  }
+
   void non_finite_voxels_are_shown_as_zero_with_a_warning() {
     Volume v = vt::marker_volume();
     v.at(1, 2, 3) = std::numeric_limits<float>::quiet_NaN();
