@@ -67,7 +67,8 @@ endif()
 
 if(TARGET medsynth)
   install(TARGETS medsynth RUNTIME DESTINATION ${MEDSYNTH_PRIVATE_DIR}/bin COMPONENT console)
-  install(CODE "file(RPATH_SET FILE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${MEDSYNTH_PRIVATE_DIR}/bin/medsynth\" NEW_RPATH \"\")"
+  # The console loads only Debian's libraries: no RUNPATH at all.
+  install(CODE "file(RPATH_REMOVE FILE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${MEDSYNTH_PRIVATE_DIR}/bin/medsynth\")"
           COMPONENT console)
   file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/package)
   file(CREATE_LINK ../lib/medsynth/bin/medsynth ${CMAKE_BINARY_DIR}/package/medsynth SYMBOLIC)

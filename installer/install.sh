@@ -2,8 +2,8 @@
 # Installs what medsynth needs on Debian 12:
 #   1. the missing Debian packages of the chosen profile (installer/packages/):
 #        --for engine  runtime-engine + build-engine: README command (1);
-#        --for full    the engine's, the console's and test.txt (default: README
-#                      command (2) and CI);
+#        --for full    the engine's, the console's, test.txt and package.txt
+#                      (default: README command (2) and CI);
 #   2. LibTorch, taken from PyTorch's wheel on PyPI (pinned in installer/versions.env)
 #      together with the CUDA runtime wheels it links against, unpacked into a
 #      project-owned prefix. Nothing goes into the system Python.
@@ -46,7 +46,7 @@ done
 if [ "$profile" != custom ]; then
   case "$profile" in
     engine) lists=("$here/packages/runtime-engine.txt" "$here/packages/build-engine.txt") ;;
-    full) lists=("$here"/packages/{runtime-engine,build-engine,runtime-console,build-console,test}.txt) ;;
+    full) lists=("$here"/packages/{runtime-engine,build-engine,runtime-console,build-console,test,package}.txt) ;;
     *) echo "install.sh: --for must be 'engine' or 'full' (got '$profile')" >&2; exit 2 ;;
   esac
 fi
