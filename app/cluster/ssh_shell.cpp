@@ -2,6 +2,7 @@
 // public-key auth, exec channels.
 #include "app/cluster/ssh_shell.hpp"
 
+#include <libssh/callbacks.h>
 #include <libssh/libssh.h>
 
 #include "app/cluster/ssh_config_file.hpp"
@@ -11,6 +12,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QThread>
+#include <cstring>
 
 namespace medsynth::app {
 
@@ -18,6 +20,7 @@ struct SshShell::Session {
   ssh_session s = nullptr;
   std::unique_ptr<SshShell> jump;         // the host we came through (ProxyJump); null: direct
   std::unique_ptr<SshJumpTunnel> tunnel;  // jump's channel to us; s reads its socket
+  ssh_callbacks_struct callbacks{};       // s keeps a pointer to it
   ~Session() {
     if (s) {
       if (ssh_is_connected(s)) ssh_disconnect(s);
@@ -108,6 +111,20 @@ QString auth_with_key_file(ssh_session s, const QString& key_file, AuthDelegate*
   if (rc == SSH_AUTH_SUCCESS) return {};
   if (rc == SSH_AUTH_ERROR) return QStringLiteral("authentication error: %1").arg(session_error(s));
   return QStringLiteral("the server refused the key %1").arg(key_file);
+}
+
+// libssh asks through this for the passphrase of an IdentityFile of the
+// ssh config (ssh_userauth_publickey_auto); its prompt does not name the file.
+int ask_delegate_for_passphrase(const char*, char* buffer, size_t size, int, int, void* userdata) {
+  auto* delegate = static_cast<AuthDelegate*>(userdata);
+  std::optional<QString> answer = delegate ? delegate->key_passphrase(QStringLiteral("an IdentityFile of the ssh config")) : std::nullopt;
+  if (!answer) return -1;
+  QByteArray bytes = answer->toUtf8();
+  answer->fill(QLatin1Char('\0'));
+  const bool fits = static_cast<size_t>(bytes.size()) < size;
+  if (fits) std::memcpy(buffer, bytes.constData(), static_cast<size_t>(bytes.size()) + 1);
+  bytes.fill('\0');
+  return fits ? 0 : -1;
 }
 
 QString auth_default(ssh_session s) {
@@ -260,6 +277,13 @@ std::unique_ptr<SshShell> SshShell::connect_to(const Target& target, const SshCo
       return fail(QStringLiteral("cannot check the host key against %1: %2").arg(options.known_hosts, session_error(s)));
   }
 
+  if (options.delegate) {
+    ssh_callbacks_struct& cb = shell->session_->callbacks;
+    cb.userdata = options.delegate;
+    cb.auth_function = ask_delegate_for_passphrase;
+    ssh_callbacks_init(&cb);
+    ssh_set_callbacks(s, &cb);
+  }
   // Some servers want "none" first (it also lists the methods); never a password.
   if (ssh_userauth_none(s, nullptr) != SSH_AUTH_SUCCESS) {
     const QString problem = target.key_file.isEmpty() ? auth_default(s) : auth_with_key_file(s, target.key_file, options.delegate);

@@ -114,6 +114,30 @@ class SshJumpTest : public QObject {
     QCOMPARE(server_side(*shell), QStringLiteral("127.0.0.3:%1").arg(port_));
   }
 
+  void aConfigKeysPassphraseIsAskedOfTheDelegate() {
+    // The key is only named by the config: libssh asks for its passphrase through our callback.
+    const QString config = write_config(QStringLiteral("secret.conf"),
+                                        block(QStringLiteral("locked"), QStringLiteral("127.0.0.2"), QStringLiteral("secret_ed25519")));
+    struct Typed : AuthDelegate {
+      QString typed;
+      int asked = 0;
+      bool trust_unknown_host(const QString&, const QString&, const QString&) override { return false; }
+      std::optional<QString> key_passphrase(const QString&) override {
+        ++asked;
+        return typed;
+      }
+    } typed;
+    typed.typed = QString::fromUtf8(read_all(dir_ + QStringLiteral("/secret.passphrase")));
+    SshConnectOptions o = options(config);
+    QString error;
+    QVERIFY(!SshShell::connect(alias(QStringLiteral("locked")), o, &error));  // no delegate: the key cannot be read
+    o.delegate = &typed;
+    auto shell = SshShell::connect(alias(QStringLiteral("locked")), o, &error);
+    QVERIFY2(shell, qPrintable(error));
+    QVERIFY(typed.asked >= 1);
+    QCOMPARE(server_side(*shell), QStringLiteral("127.0.0.2:%1").arg(port_));
+  }
+
   void proxyJumpCrossesTheJumpHost() {
     const QString config = write_config(
         QStringLiteral("jump.conf"),
