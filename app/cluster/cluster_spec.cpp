@@ -100,12 +100,15 @@ QString to_string(ClusterKind kind) {
 
 QString ClusterHost::endpoint() const {
   const QString who = user.isEmpty() ? qEnvironmentVariable("USER", QStringLiteral("root")) : user;
+  if (port == 0) return QStringLiteral("%1@%2").arg(who, address);
   return QStringLiteral("%1@%2:%3").arg(who, address).arg(port);
 }
 
 QString ClusterSpec::known_hosts_path() const {
   return known_hosts.isEmpty() ? QDir::homePath() + QStringLiteral("/.ssh/known_hosts") : home_path(known_hosts);
 }
+
+QString ClusterSpec::ssh_config_path() const { return ssh_config.isEmpty() ? QString() : home_path(ssh_config); }
 
 const ClusterHost* ClusterSpec::find_host(const QString& host_name) const {
   for (const auto& h : hosts)
@@ -124,6 +127,8 @@ QStringList ClusterSpec::validate() const {
   if (nproc_per_node < 1 || nproc_per_node > 64) e << QStringLiteral("nproc_per_node: must be 1..64 (got %1)").arg(nproc_per_node);
   if (connect_timeout_s < 1 || connect_timeout_s > 600)
     e << QStringLiteral("connect_timeout_s: must be 1..600 (got %1)").arg(connect_timeout_s);
+  if (!ssh_config.isEmpty() && !QFile::exists(home_path(ssh_config)))
+    e << QStringLiteral("ssh_config: %1 does not exist").arg(ssh_config);
   if (kind == ClusterKind::ssh && hosts.isEmpty()) e << QStringLiteral("hosts: an SSH cluster needs at least one host");
   QStringList labels;
   for (int i = 0; i < hosts.size(); ++i) {
@@ -132,7 +137,7 @@ QStringList ClusterSpec::validate() const {
     if (h.address.isEmpty()) e << at + QStringLiteral("address: missing");
     if (h.address.contains(QLatin1Char(' ')) || h.address.startsWith(QLatin1Char('-')))
       e << at + QStringLiteral("address: '%1' is not a host name or address").arg(h.address);
-    if (h.port < 1 || h.port > 65535) e << at + QStringLiteral("port: must be 1..65535 (got %1)").arg(h.port);
+    if (h.port < 0 || h.port > 65535) e << at + QStringLiteral("port: must be 1..65535 (got %1)").arg(h.port);
     if (h.work_dir.isEmpty()) e << at + QStringLiteral("work_dir: missing (the remote directory for launches and runs)");
     else if (!h.work_dir.startsWith(QLatin1Char('/'))) e << at + QStringLiteral("work_dir: must be an absolute path (got '%1')").arg(h.work_dir);
     if (h.engine.isEmpty()) e << at + QStringLiteral("engine: missing (the remote medsynth-engine)");
@@ -197,7 +202,7 @@ static std::optional<ClusterSpec> read_cluster_yaml(const QString& text, const Q
     return std::nullopt;
   }
   ClusterSpec spec;
-  r.check_keys(root, {}, {"name", "kind", "hosts", "known_hosts", "master_port", "nproc_per_node", "connect_timeout_s", "slurm", "kubernetes"});
+  r.check_keys(root, {}, {"name", "kind", "hosts", "known_hosts", "ssh_config", "master_port", "nproc_per_node", "connect_timeout_s", "slurm", "kubernetes"});
   spec.name = r.text(root, "name", {}, {});
   const QString kind = r.text(root, "kind", {}, QStringLiteral("ssh"));
   if (kind == QStringLiteral("ssh")) spec.kind = ClusterKind::ssh;
@@ -205,6 +210,7 @@ static std::optional<ClusterSpec> read_cluster_yaml(const QString& text, const Q
   else if (kind == QStringLiteral("kubernetes")) spec.kind = ClusterKind::kubernetes;
   else r.errors << QStringLiteral("kind: must be ssh, slurm or kubernetes (got '%1')").arg(kind);
   spec.known_hosts = r.text(root, "known_hosts", {}, {});
+  spec.ssh_config = r.text(root, "ssh_config", {}, {});
   spec.master_port = r.number(root, "master_port", {}, spec.kind == ClusterKind::slurm ? 0 : spec.master_port);
   spec.nproc_per_node = r.number(root, "nproc_per_node", {}, spec.nproc_per_node);
   spec.connect_timeout_s = r.number(root, "connect_timeout_s", {}, spec.connect_timeout_s);
@@ -222,6 +228,8 @@ static std::optional<ClusterSpec> read_cluster_yaml(const QString& text, const Q
       host.name = r.text(h, "name", at, {});
       host.address = r.text(h, "address", at, {});
       host.port = r.number(h, "port", at, host.port);
+      // Absent is 0 (the ssh config decides); written, it must be a real port.
+      if (h["port"] && host.port == 0) r.errors << at + QStringLiteral("port: must be 1..65535 (got 0)");
       host.user = r.text(h, "user", at, {});
       host.key_file = r.text(h, "key_file", at, {});
       host.work_dir = r.text(h, "work_dir", at, {});
@@ -301,6 +309,7 @@ QString cluster_to_yaml(const ClusterSpec& spec) {
   out << YAML::Key << "name" << YAML::Value << spec.name.toStdString();
   out << YAML::Key << "kind" << YAML::Value << to_string(spec.kind).toStdString();
   emit_text(out, "known_hosts", spec.known_hosts);
+  emit_text(out, "ssh_config", spec.ssh_config);
   emit_number(out, "master_port", spec.master_port, -1);
   emit_number(out, "nproc_per_node", spec.nproc_per_node, 1);
   emit_number(out, "connect_timeout_s", spec.connect_timeout_s, 10);
@@ -310,7 +319,7 @@ QString cluster_to_yaml(const ClusterSpec& spec) {
       out << YAML::BeginMap;
       emit_text(out, "name", h.name);
       emit_text(out, "address", h.address);
-      emit_number(out, "port", h.port, 22);
+      emit_number(out, "port", h.port, 0);
       emit_text(out, "user", h.user);
       emit_text(out, "key_file", h.key_file);
       emit_text(out, "work_dir", h.work_dir);

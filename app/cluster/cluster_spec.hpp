@@ -19,17 +19,20 @@ QString to_string(ClusterKind kind);
 
 struct ClusterHost {
   QString name;             // a label ("node-a"); default: address
-  QString address;          // what the console connects to (name or IP)
-  int port = 22;
-  QString user;             // empty: $USER
-  QString key_file;         // empty: ssh-agent, then ~/.ssh/id_*
+  QString address;          // what the console connects to: a name, an IP or a Host alias of the ssh config
+  int port = 0;             // 0: the ssh config's Port, else 22
+  QString user;             // empty: the ssh config's User, else $USER
+  QString key_file;         // empty: ssh-agent, the ssh config's IdentityFile, then ~/.ssh/id_*
   QString work_dir;         // remote working directory; launches and runs live under it
   QString engine = QStringLiteral("medsynth-engine");  // the remote engine (path or name on PATH)
   QString cluster_address;  // how the other nodes reach this one (rendezvous); empty: address
 
   QString label() const { return name.isEmpty() ? address : name; }
+  // An ssh config alias is not a name the other nodes know: the launcher
+  // passes the alias's HostName instead (resolve_ssh_host_name).
   QString rendezvous_address() const { return cluster_address.isEmpty() ? address : cluster_address; }
-  // user@address:port, for messages.
+  // user@address:port (no port when 0), for messages; SshShell::where() says
+  // what the ssh config made of it.
   QString endpoint() const;
 };
 
@@ -63,6 +66,7 @@ struct ClusterSpec {
   ClusterKind kind = ClusterKind::ssh;
   QList<ClusterHost> hosts;
   QString known_hosts;      // empty: ~/.ssh/known_hosts
+  QString ssh_config;       // empty: ~/.ssh/config, then /etc/ssh/ssh_config; set: only this file (as ssh -F)
   int master_port = 29500;  // rendezvous port on node 0 (0 under SLURM: derived from the job id)
   int nproc_per_node = 1;   // SSH: engine processes per node ("gpu" is chosen by the engine when 0)
   int connect_timeout_s = 10;
@@ -73,6 +77,7 @@ struct ClusterSpec {
   // ("hosts[1].port: must be 1..65535 (got 0)").
   QStringList validate() const;
   QString known_hosts_path() const;  // known_hosts, or ~/.ssh/known_hosts
+  QString ssh_config_path() const;   // ssh_config with ~ expanded; empty: the default files
   const ClusterHost* find_host(const QString& name) const;
 };
 

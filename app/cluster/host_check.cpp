@@ -21,11 +21,7 @@ HostCheck check_host(const ClusterSpec& cluster, const ClusterHost& host, AuthDe
   HostCheck c;
   QElapsedTimer timer;
   timer.start();
-  SshConnectOptions o;
-  o.known_hosts = cluster.known_hosts_path();
-  o.timeout_s = cluster.connect_timeout_s;
-  o.delegate = delegate;
-  auto shell = SshShell::connect(host, o, &c.error);
+  auto shell = SshShell::connect(host, SshConnectOptions::for_cluster(cluster, delegate), &c.error);
   c.elapsed_ms = timer.elapsed();
   if (!shell) return c;
   c.connected = true;

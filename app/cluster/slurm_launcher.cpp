@@ -73,11 +73,7 @@ SlurmFollower::SlurmFollower(SlurmLauncherOptions options, LaunchRecord record, 
 std::unique_ptr<CommandShell> SlurmFollower::connect(QString* error) {
   const ClusterSpec& c = o_.cluster;
   if (c.slurm.login_host.isEmpty()) return std::make_unique<LocalShell>();
-  SshConnectOptions ssh;
-  ssh.known_hosts = c.known_hosts_path();
-  ssh.timeout_s = c.connect_timeout_s;
-  ssh.delegate = o_.delegate;
-  return SshShell::connect(*c.find_host(c.slurm.login_host), ssh, error);
+  return SshShell::connect(*c.find_host(c.slurm.login_host), SshConnectOptions::for_cluster(c, o_.delegate), error);
 }
 
 void SlurmFollower::run() {

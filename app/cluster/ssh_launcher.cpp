@@ -7,11 +7,19 @@
 #include <QRegularExpression>
 
 #include "app/cluster/remote_node.hpp"
+#include "app/cluster/ssh_config_file.hpp"
 #include "app/cluster/ssh_shell.hpp"
 
 namespace medsynth::app {
 namespace {
 constexpr int k_stderr_tail_lines = 20;
+
+// Where the other nodes find node 0: its cluster_address, else what its
+// address is in the ssh config (an alias is only a name on this machine).
+QString master_address(const ClusterSpec& c) {
+  const ClusterHost& first = c.hosts.front();
+  return first.cluster_address.isEmpty() ? resolve_ssh_host_name(first.address, c.ssh_config_path()) : first.cluster_address;
+}
 }
 
 QStringList SshLauncherOptions::validate() const {
@@ -47,7 +55,7 @@ QStringList SshLauncher::engine_arguments(const LaunchRequest& r, int rank, cons
   QStringList a{QStringLiteral("launch"),
                 QStringLiteral("--nnodes"), QString::number(c.hosts.size()),
                 QStringLiteral("--node-rank"), QString::number(rank),
-                QStringLiteral("--master-addr"), c.hosts.front().rendezvous_address(),
+                QStringLiteral("--master-addr"), master_address(c),
                 QStringLiteral("--master-port"), QString::number(c.master_port),
                 QStringLiteral("--nproc-per-node"), QString::number(r.nproc_per_node),
                 QStringLiteral("--rendezvous-id"), record_.launch_id};
@@ -132,10 +140,7 @@ void SshLauncher::begin(bool start_engines, const LaunchRequest& request, const 
     o.stop_grace_ms = options_.stop_grace_ms;
     o.reconnect_give_up_s = options_.reconnect_give_up_s;
     const ClusterHost host = c.hosts[k];
-    SshConnectOptions ssh;
-    ssh.known_hosts = c.known_hosts_path();
-    ssh.timeout_s = c.connect_timeout_s;
-    ssh.delegate = options_.delegate;
+    const SshConnectOptions ssh = SshConnectOptions::for_cluster(c, options_.delegate);
     o.connect = [host, ssh](QString* error) -> std::unique_ptr<CommandShell> { return SshShell::connect(host, ssh, error); };
     if (start_engines) {
       NodeCommand command;

@@ -1,23 +1,44 @@
-// SshShell: libssh session, host-key policy, public-key auth, exec channels.
+// SshShell: libssh session (ssh config, ProxyJump), host-key policy,
+// public-key auth, exec channels.
 #include "app/cluster/ssh_shell.hpp"
 
+#include <libssh/callbacks.h>
 #include <libssh/libssh.h>
+
+#include "app/cluster/ssh_config_file.hpp"
+#include "app/cluster/ssh_jump_tunnel.hpp"
 
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QFileInfo>
 #include <QThread>
+#include <cstring>
 
 namespace medsynth::app {
 
 struct SshShell::Session {
   ssh_session s = nullptr;
+  std::unique_ptr<SshShell> jump;         // the host we came through (ProxyJump); null: direct
+  std::unique_ptr<SshJumpTunnel> tunnel;  // jump's channel to us; s reads its socket
+  ssh_callbacks_struct callbacks{};       // s keeps a pointer to it
   ~Session() {
     if (s) {
       if (ssh_is_connected(s)) ssh_disconnect(s);
       ssh_free(s);
     }
+    // Then (members, in reverse order) the tunnel, whose socket s used, then the jump host.
   }
+};
+
+// A host to reach, before the ssh config has had its say.
+struct SshShell::Target {
+  QString address;  // a name, an IP or a Host alias
+  int port = 0;     // 0: the config's Port, else 22
+  QString user;     // empty: the config's User, else $USER
+  QString key_file; // empty: agent, the config's IdentityFiles, ~/.ssh/id_*
+  // Set for the later hops of a "ProxyJump a,b" list: cross these first,
+  // whatever the config says about this host.
+  std::optional<QList<SshJumpHop>> hops;
 };
 
 namespace {
@@ -30,9 +51,20 @@ QString expand_home(const QString& path) {
 }
 
 // known_hosts spells a non-22 port as "[host]:port".
-QString known_hosts_name(const ClusterHost& host) {
-  return host.port == 22 ? host.address : QStringLiteral("[%1]:%2").arg(host.address).arg(host.port);
+QString known_hosts_name(const QString& host, int port) {
+  return port == 22 ? host : QStringLiteral("[%1]:%2").arg(host).arg(port);
 }
+
+QString option_text(ssh_session s, ssh_options_e option) {
+  char* value = nullptr;
+  if (ssh_options_get(s, option, &value) != SSH_OK || !value) return {};
+  const QString text = QString::fromUtf8(value);
+  ssh_string_free_char(value);
+  return text;
+}
+
+// Longer ProxyJump chains are refused (each hop is a session and a thread).
+constexpr int k_max_jump_hosts = 8;
 
 struct ServerKey {
   QString type;
@@ -81,10 +113,24 @@ QString auth_with_key_file(ssh_session s, const QString& key_file, AuthDelegate*
   return QStringLiteral("the server refused the key %1").arg(key_file);
 }
 
+// libssh asks through this for the passphrase of an IdentityFile of the
+// ssh config (ssh_userauth_publickey_auto); its prompt does not name the file.
+int ask_delegate_for_passphrase(const char*, char* buffer, size_t size, int, int, void* userdata) {
+  auto* delegate = static_cast<AuthDelegate*>(userdata);
+  std::optional<QString> answer = delegate ? delegate->key_passphrase(QStringLiteral("an IdentityFile of the ssh config")) : std::nullopt;
+  if (!answer) return -1;
+  QByteArray bytes = answer->toUtf8();
+  answer->fill(QLatin1Char('\0'));
+  const bool fits = static_cast<size_t>(bytes.size()) < size;
+  if (fits) std::memcpy(buffer, bytes.constData(), static_cast<size_t>(bytes.size()) + 1);
+  bytes.fill('\0');
+  return fits ? 0 : -1;
+}
+
 QString auth_default(ssh_session s) {
   if (!qEnvironmentVariableIsEmpty("SSH_AUTH_SOCK") && ssh_userauth_agent(s, nullptr) == SSH_AUTH_SUCCESS) return {};
   if (ssh_userauth_publickey_auto(s, nullptr, nullptr) == SSH_AUTH_SUCCESS) return {};
-  return QStringLiteral("no key was accepted (ssh-agent and ~/.ssh/id_*; set key_file to choose one)");
+  return QStringLiteral("no key was accepted (ssh-agent, the ssh config's IdentityFile and ~/.ssh/id_*; set key_file to choose one)");
 }
 
 }  // namespace
@@ -96,6 +142,15 @@ QStringList SshConnectOptions::validate() const {
   return e;
 }
 
+SshConnectOptions SshConnectOptions::for_cluster(const ClusterSpec& cluster, AuthDelegate* delegate) {
+  SshConnectOptions o;
+  o.known_hosts = cluster.known_hosts_path();
+  o.ssh_config = cluster.ssh_config_path();
+  o.timeout_s = cluster.connect_timeout_s;
+  o.delegate = delegate;
+  return o;
+}
+
 SshShell::~SshShell() = default;
 
 QString SshShell::libssh_version() { return QString::fromLatin1(ssh_version(0)).section(QLatin1Char('/'), 0, 0); }
@@ -105,8 +160,18 @@ bool SshShell::libssh_supported() { return ssh_version(SSH_VERSION_INT(0, 10, 6)
 bool SshShell::is_connected() const { return session_ && session_->s && ssh_is_connected(session_->s); }
 
 std::unique_ptr<SshShell> SshShell::connect(const ClusterHost& host, const SshConnectOptions& options, QString* error, HostKeyState* key_state) {
+  Target target;
+  target.address = host.address;
+  target.port = host.port;
+  target.user = host.user;
+  target.key_file = host.key_file;
+  return connect_to(target, options, error, key_state, {});
+}
+
+std::unique_ptr<SshShell> SshShell::connect_to(const Target& target, const SshConnectOptions& options, QString* error,
+                                                HostKeyState* key_state, const QStringList& came_through) {
   std::unique_ptr<SshShell> shell(new SshShell);
-  shell->endpoint_ = host.endpoint();
+  shell->endpoint_ = target.address;
   auto fail = [&](const QString& why) {
     if (error) *error = shell->endpoint_ + QStringLiteral(": ") + why;
     return nullptr;
@@ -120,26 +185,70 @@ std::unique_ptr<SshShell> SshShell::connect(const ClusterHost& host, const SshCo
   shell->session_ = std::make_unique<Session>();
   ssh_session s = shell->session_->s = ssh_new();
   if (!s) return fail(QStringLiteral("out of memory"));
-  const QByteArray address = host.address.toUtf8();
-  const QByteArray user = host.user.isEmpty() ? qgetenv("USER") : host.user.toUtf8();
-  const QByteArray known = expand_home(options.known_hosts).toLocal8Bit();
-  const int port = host.port;
-  const long timeout = options.timeout_s;
+  // The ssh config is read here, once, from the files we choose (libssh
+  // would read ~/.ssh/config of the passwd entry at connect time).
   const bool no = false;
-  // Only our settings count: no ~/.ssh/config, and the system-wide
-  // known_hosts is not consulted (the cluster's file decides).
   ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no);
-  ssh_options_set(s, SSH_OPTIONS_HOST, address.constData());
-  ssh_options_set(s, SSH_OPTIONS_PORT, &port);
-  if (!user.isEmpty()) ssh_options_set(s, SSH_OPTIONS_USER, user.constData());
+  ssh_options_set(s, SSH_OPTIONS_HOST, target.address.toUtf8().constData());
+  if (const QString problem = apply_ssh_config(s, options.ssh_config); !problem.isEmpty()) return fail(problem);
+
+  // What the cluster file says wins over the config; then the config; then
+  // the defaults. The cluster's known_hosts always decides.
+  if (target.port > 0) ssh_options_set(s, SSH_OPTIONS_PORT, &target.port);
+  if (!target.user.isEmpty()) ssh_options_set(s, SSH_OPTIONS_USER, target.user.toUtf8().constData());
+  if (option_text(s, SSH_OPTIONS_USER).isEmpty()) {
+    const QByteArray env_user = qgetenv("USER");
+    // Null: libssh's own default, the passwd entry's name.
+    ssh_options_set(s, SSH_OPTIONS_USER, env_user.isEmpty() ? nullptr : env_user.constData());
+  }
+  const QByteArray known = expand_home(options.known_hosts).toLocal8Bit();
+  const long timeout = options.timeout_s;
   ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &timeout);
   ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, known.constData());
   ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, known.constData());
+
+  const QString host_name = option_text(s, SSH_OPTIONS_HOST);
+  unsigned int port = 22;
+  ssh_options_get_port(s, &port);
+  const QString user_at = QStringLiteral("%1@%2:%3").arg(option_text(s, SSH_OPTIONS_USER), host_name).arg(port);
+  shell->endpoint_ = host_name == target.address ? user_at : QStringLiteral("%1 (%2)").arg(target.address, user_at);
+
+  // ProxyJump: reach the last hop (through the earlier ones), then a tunnel
+  // from it to this host, which this session then speaks over.
+  std::optional<QList<SshJumpHop>> hops = target.hops;
+  if (!hops) {
+    QString problem;
+    hops = jump_hops_of_proxy_command(option_text(s, SSH_OPTIONS_PROXYCOMMAND), &problem);
+    if (!problem.isEmpty()) return fail(QStringLiteral("ssh config: ") + problem);
+  }
+  if (hops && !hops->isEmpty()) {
+    const QStringList path = QStringList(came_through) << target.address;
+    if (path.contains(hops->last().host))
+      return fail(QStringLiteral("ProxyJump loops back to %1 (%2 -> %1); check the ssh config")
+                      .arg(hops->last().host, QStringList(path).join(QStringLiteral(" -> "))));
+    if (path.size() > k_max_jump_hosts) return fail(QStringLiteral("ProxyJump goes through more than %1 hosts").arg(k_max_jump_hosts));
+    ssh_options_set(s, SSH_OPTIONS_PROXYCOMMAND, "none");  // not OpenSSH's `ssh -W`: we cross it ourselves
+    Target next;
+    next.address = hops->last().host;
+    next.port = hops->last().port;
+    next.user = hops->last().user;
+    if (hops->size() > 1) next.hops = hops->mid(0, hops->size() - 1);
+    QString problem;
+    auto jump = connect_to(next, options, &problem, nullptr, path);
+    if (!jump) return fail(QStringLiteral("jump host ") + problem);
+    auto tunnel = SshJumpTunnel::open(jump->session_->s, host_name, static_cast<int>(port), &problem);
+    if (!tunnel) return fail(QStringLiteral("jump host %1: %2").arg(jump->where(), problem));
+    const int fd = tunnel->socket();
+    ssh_options_set(s, SSH_OPTIONS_FD, &fd);
+    shell->endpoint_ += QStringLiteral(" via ") + hops->last().text();
+    shell->session_->jump = std::move(jump);
+    shell->session_->tunnel = std::move(tunnel);
+  }
   if (ssh_connect(s) != SSH_OK) return fail(QStringLiteral("cannot connect: %1").arg(session_error(s)));
 
   const ServerKey key = server_key(s);
   shell->fingerprint_ = key.fingerprint;
-  const QString name = known_hosts_name(host);
+  const QString name = known_hosts_name(host_name, static_cast<int>(port));
   switch (ssh_session_is_known_server(s)) {
     case SSH_KNOWN_HOSTS_OK:
       if (key_state) *key_state = HostKeyState::known;
@@ -168,9 +277,16 @@ std::unique_ptr<SshShell> SshShell::connect(const ClusterHost& host, const SshCo
       return fail(QStringLiteral("cannot check the host key against %1: %2").arg(options.known_hosts, session_error(s)));
   }
 
+  if (options.delegate) {
+    ssh_callbacks_struct& cb = shell->session_->callbacks;
+    cb.userdata = options.delegate;
+    cb.auth_function = ask_delegate_for_passphrase;
+    ssh_callbacks_init(&cb);
+    ssh_set_callbacks(s, &cb);
+  }
   // Some servers want "none" first (it also lists the methods); never a password.
   if (ssh_userauth_none(s, nullptr) != SSH_AUTH_SUCCESS) {
-    const QString problem = host.key_file.isEmpty() ? auth_default(s) : auth_with_key_file(s, host.key_file, options.delegate);
+    const QString problem = target.key_file.isEmpty() ? auth_default(s) : auth_with_key_file(s, target.key_file, options.delegate);
     if (!problem.isEmpty()) return fail(QStringLiteral("authentication failed: ") + problem);
   }
   if (key_state && *key_state == HostKeyState::unknown) *key_state = HostKeyState::known;

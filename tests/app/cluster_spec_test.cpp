@@ -53,7 +53,8 @@ class ClusterSpecTest : public QObject {
     const auto spec = parse_cluster_yaml(QString::fromLatin1(k_ssh_cluster), QStringLiteral("c.yaml"), &error);
     QVERIFY2(spec, qPrintable(error));
     QCOMPARE(spec->hosts.size(), 2);
-    QCOMPARE(spec->hosts[0].port, 22);
+    QCOMPARE(spec->hosts[0].port, 0);  // not written: the ssh config's Port, else 22
+    QCOMPARE(spec->hosts[0].endpoint(), QStringLiteral("me@10.0.0.1"));
     QCOMPARE(spec->hosts[1].rendezvous_address(), QStringLiteral("192.168.0.2"));
     QCOMPARE(spec->hosts[0].rendezvous_address(), QStringLiteral("10.0.0.1"));
     QCOMPARE(spec->hosts[1].endpoint(), QStringLiteral("%1@10.0.0.2:2222").arg(qEnvironmentVariable("USER", QStringLiteral("root"))));
@@ -61,6 +62,22 @@ class ClusterSpecTest : public QObject {
     QVERIFY2(again, qPrintable(error));
     QCOMPARE(cluster_to_yaml(*again), cluster_to_yaml(*spec));
     QCOMPARE(again->hosts[1].engine, QStringLiteral("/opt/medsynth/bin/medsynth-engine"));
+  }
+
+  void anSshConfigFileIsKeptAndMustExist() {
+    QTemporaryDir temp;
+    const QString config = temp.filePath(QStringLiteral("site_ssh_config"));
+    QVERIFY(write_all(config, "Host gpu*\n  ProxyJump login.site\n"));
+    QString error;
+    const auto spec = parse_cluster_yaml(QString::fromLatin1(k_ssh_cluster) + QStringLiteral("ssh_config: %1\n").arg(config), QStringLiteral("c.yaml"), &error);
+    QVERIFY2(spec, qPrintable(error));
+    QCOMPARE(spec->ssh_config_path(), config);
+    QCOMPARE(SshConnectOptions::for_cluster(*spec).ssh_config, config);
+    const auto again = parse_cluster_yaml(cluster_to_yaml(*spec), QStringLiteral("round trip"), &error);
+    QVERIFY2(again, qPrintable(error));
+    QCOMPARE(again->ssh_config, config);
+    const QString e = parse_error(QString::fromLatin1(k_ssh_cluster) + QStringLiteral("ssh_config: %1/gone\n").arg(temp.path()));
+    QVERIFY2(e.contains(QStringLiteral("c.yaml: ssh_config: %1/gone does not exist").arg(temp.path())), qPrintable(e));
   }
 
   void refusesSecretsUnknownFieldsAndBadValuesNamingTheField() {

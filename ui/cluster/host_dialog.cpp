@@ -19,12 +19,13 @@ HostDialog::HostDialog(const app::ClusterHost& h, QWidget* parent) : QDialog(par
   name_ = new QLineEdit(h.name, this);
   address_ = new QLineEdit(h.address, this);
   port_ = new QSpinBox(this);
-  port_->setRange(1, 65535);
+  port_->setRange(0, 65535);
+  port_->setSpecialValueText(tr("from ssh config, else 22"));
   port_->setValue(h.port);
   user_ = new QLineEdit(h.user, this);
-  user_->setPlaceholderText(qEnvironmentVariable("USER"));
+  user_->setPlaceholderText(tr("ssh config's User, else %1").arg(qEnvironmentVariable("USER")));
   key_file_ = new QLineEdit(h.key_file, this);
-  key_file_->setPlaceholderText(tr("empty: ssh-agent, then ~/.ssh/id_*"));
+  key_file_->setPlaceholderText(tr("empty: ssh-agent, the ssh config's IdentityFile, then ~/.ssh/id_*"));
   auto* browse = new QPushButton(tr("Browse…"), this);
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString f = QFileDialog::getOpenFileName(this, tr("Private key"), QDir::homePath() + QStringLiteral("/.ssh"));
@@ -37,7 +38,7 @@ HostDialog::HostDialog(const app::ClusterHost& h, QWidget* parent) : QDialog(par
   work_dir_->setPlaceholderText(tr("/scratch/you/medsynth (shared by the nodes)"));
   engine_ = new QLineEdit(h.engine, this);
   cluster_address_ = new QLineEdit(h.cluster_address, this);
-  cluster_address_->setPlaceholderText(tr("empty: the address above"));
+  cluster_address_->setPlaceholderText(tr("empty: the address above (an ssh config alias: its HostName)"));
   name_->setObjectName(QStringLiteral("host_name"));
   address_->setObjectName(QStringLiteral("host_address"));
   work_dir_->setObjectName(QStringLiteral("host_work_dir"));

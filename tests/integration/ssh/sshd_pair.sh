@@ -10,14 +10,18 @@
 #   node-b.pub        node-b's public host key (to fake a changed key)
 #   cluster.yaml      an ssh cluster of both, work_dir DIR/work (shared)
 #   env               PORT=..., for scripts
-# `sshd_pair.sh stop DIR` stops both. Nothing outside DIR is touched except
+# and a third sshd, "jump" on 127.0.0.4 (same port and client keys; its own
+# host key, jump.fp and a known_hosts line like the nodes) for the ProxyJump
+# tests. It logs at DEBUG1 to DIR/jump/sshd.log, where each forward it opens
+# reads "server_request_direct_tcpip: originator ..., target ADDR port PORT".
+# `sshd_pair.sh stop DIR` stops all three. Nothing outside DIR is touched except
 # /run/sshd (sshd's privilege-separation directory), created if missing.
 # Settings from PLATFORM-NOTES.md. Exit 77 (skip) when sshd cannot run here.
 set -euo pipefail
 cmd="$1"; dir="$(realpath -m "$2")"
 
 stop() {
-  for n in node-a node-b; do
+  for n in node-a node-b jump; do
     [ -f "$dir/$n/sshd.pid" ] && kill "$(cat "$dir/$n/sshd.pid")" 2>/dev/null || true
   done
   return 0
@@ -42,8 +46,9 @@ cat "$dir/id_ed25519.pub" "$dir/secret_ed25519.pub" > "$dir/authorized_keys"
 chmod 600 "$dir/authorized_keys"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.2",0)); print(s.getsockname()[1])')
 : > "$dir/known_hosts"
-for n in node-a node-b; do
-  case $n in node-a) addr=127.0.0.2;; node-b) addr=127.0.0.3;; esac
+for n in node-a node-b jump; do
+  case $n in node-a) addr=127.0.0.2;; node-b) addr=127.0.0.3;; jump) addr=127.0.0.4;; esac
+  level=ERROR; [ $n = jump ] && level=DEBUG1
   mkdir -p "$dir/$n"
   ssh-keygen -q -t ed25519 -N '' -f "$dir/$n/host_key"
   cp "$dir/$n/host_key.pub" "$dir/$n.pub"
@@ -63,7 +68,7 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 MaxStartups 100
 MaxSessions 100
-LogLevel ERROR
+LogLevel $level
 CONF
   "$sshd" -f "$dir/$n/sshd_config" -D -e 2>> "$dir/$n/sshd.log" &
 done
@@ -80,10 +85,10 @@ YAML
 echo "PORT=$port" > "$dir/env"
 # Up when both accept a connection (a few ms each).
 for _ in $(seq 100); do
-  if [ -s "$dir/node-a/sshd.pid" ] && [ -s "$dir/node-b/sshd.pid" ] && \
-     python3 -c "import socket,sys; [socket.create_connection((a,$port),0.2).close() for a in ('127.0.0.2','127.0.0.3')]" 2>/dev/null; then
+  if [ -s "$dir/node-a/sshd.pid" ] && [ -s "$dir/node-b/sshd.pid" ] && [ -s "$dir/jump/sshd.pid" ] && \
+     python3 -c "import socket,sys; [socket.create_connection((a,$port),0.2).close() for a in ('127.0.0.2','127.0.0.3','127.0.0.4')]" 2>/dev/null; then
     exit 0
   fi
   sleep 0.05
 done
-echo "sshd did not come up:" >&2; cat "$dir"/node-*/sshd.log >&2; stop; exit 1
+echo "sshd did not come up:" >&2; cat "$dir"/node-*/sshd.log "$dir"/jump/sshd.log >&2; stop; exit 1
