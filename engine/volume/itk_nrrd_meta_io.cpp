@@ -6,12 +6,14 @@
 // the caps of VolumeReadOptions, finite positive spacing, a finite origin and
 // an orthonormal direction matrix, and (raw NRRD, uncompressed MetaImage)
 // data as long as declared. Called by read_volume, and by check_volume_file
-// (the header checks alone, for the training data check before step 0).
+// (the checks before step 0 of a training run: the header checks, and for
+// float data a read that counts NaN/Inf voxels).
 #include <itkImage.h>
 #include <itkImageFileReader.h>
 #include <itkMetaImageIO.h>
 #include <itkNrrdImageIO.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -231,21 +233,36 @@ auto naming_the_file(const std::string& path, TextHeaderFormat format, Body&& bo
 
 }  // namespace
 
+namespace {
+
+Volume read_checked(const std::string& path, const CheckedHeader& header) {
+  auto reader = itk::ImageFileReader<FloatImage>::New();
+  reader->SetImageIO(header.io);
+  reader->SetFileName(path);
+  reader->Update();
+  Volume volume = volume_from_image(*reader->GetOutput());
+  if (volume.size != header.size) throw DataError(path, "ITK read a volume of another size than its header declares");
+  return volume;
+}
+
+}  // namespace
+
 void check_nrrd_or_meta_header(const std::string& path, TextHeaderFormat format, const VolumeReadOptions& options) {
-  naming_the_file(path, format, [&] { open_checked_header(path, format, options); });
+  naming_the_file(path, format, [&] {
+    const CheckedHeader header = open_checked_header(path, format, options);
+    // Only float data can hold NaN/Inf; the NIfTI guard finds them before
+    // training too, so these files are read once here (one at a time).
+    const auto type = header.io->GetComponentType();
+    if (!options.reject_non_finite || (type != itk::IOComponentEnum::FLOAT && type != itk::IOComponentEnum::DOUBLE))
+      return;
+    const Volume volume = read_checked(path, header);
+    const auto bad = std::count_if(volume.voxels.begin(), volume.voxels.end(), [](float x) { return !std::isfinite(x); });
+    if (bad > 0) throw DataError(path, "contains " + std::to_string(bad) + " non-finite voxels (NaN or Inf)");
+  });
 }
 
 Volume read_nrrd_or_meta(const std::string& path, TextHeaderFormat format, const VolumeReadOptions& options) {
-  return naming_the_file(path, format, [&] {
-    const CheckedHeader header = open_checked_header(path, format, options);
-    auto reader = itk::ImageFileReader<FloatImage>::New();
-    reader->SetImageIO(header.io);
-    reader->SetFileName(path);
-    reader->Update();
-    Volume volume = volume_from_image(*reader->GetOutput());
-    if (volume.size != header.size) throw DataError(path, "ITK read a volume of another size than its header declares");
-    return volume;
-  });
+  return naming_the_file(path, format, [&] { return read_checked(path, open_checked_header(path, format, options)); });
 }
 
 }  // namespace medsynth::itk_detail

@@ -36,7 +36,9 @@ enum class TextHeaderFormat { nrrd, meta };
 Volume read_nrrd_or_meta(const std::string& path, TextHeaderFormat format, const VolumeReadOptions& options);
 
 // The header checks of read_nrrd_or_meta (and the data length of raw NRRD
-// and uncompressed MetaImage) without reading the voxels. Same errors.
+// and uncompressed MetaImage), and for float/double data (the only kind that
+// can hold NaN/Inf) a read that refuses non-finite voxels when
+// options.reject_non_finite. Integer data is not read. Same errors as the reader.
 void check_nrrd_or_meta_header(const std::string& path, TextHeaderFormat format, const VolumeReadOptions& options);
 
 // Reads the slices `files` (in order, all checked by the DICOM file guard and

@@ -1,7 +1,7 @@
 // Training data in the other formats read_volume reads: NRRD (.nrrd, .nhdr +
 // data file) and MetaImage (.mha, .mhd + data file) are listed beside NIfTI,
 // read to the same preprocessed voxels, refused at dataset construction when
-// their header or data length is wrong (naming the file), label maps beside
+// their header or data length is wrong or they hold NaN (naming the file), label maps beside
 // their images are left out for every format, and two files that would get
 // the same id are refused. The files are written by hand here, not by ITK,
 // so the reader sees headers it did not produce itself.
@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 #include "core/error.hpp"
@@ -136,6 +137,19 @@ TEST(FolderFormats, ABadHeaderOrShortDataFailsAtConstructionNamingTheFile) {
     const DataError e = construction_error(folder_of(dir));
     EXPECT_EQ(e.path(), (dir / "b.nhdr").string());
     EXPECT_NE(std::string(e.what()).find("b.raw"), std::string::npos) << e.what();
+  }
+  {
+    // NaN in float data is found before step 0, as the NIfTI guard finds it.
+    TempDir dir("data-formats-bad");
+    write_small_ct(dir / "a.nii.gz", 0.0f);
+    write_small_ct_nrrd(dir / "b.nrrd", 0.0f);
+    std::string bytes = test::read_bytes(dir / "b.nrrd");
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(bytes.data() + bytes.size() - sizeof(float), &nan, sizeof(float));
+    test::write_bytes(dir / "b.nrrd", bytes);
+    const DataError e = construction_error(folder_of(dir));
+    EXPECT_EQ(e.path(), (dir / "b.nrrd").string());
+    EXPECT_NE(e.reason().find("contains 1 non-finite voxels"), std::string::npos) << e.what();
   }
   {
     TempDir dir("data-formats-bad");

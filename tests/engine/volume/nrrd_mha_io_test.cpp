@@ -102,8 +102,10 @@ TEST_P(TextHeaderRoundTrip, RejectsNonFiniteVoxelsUnlessAllowed) {
   const auto path = dir_ / ("nan" + GetParam());
   write_float(original, path);
   EXPECT_DATA_ERROR(read_volume(path.string()), path.string(), "contains 2 non-finite voxels");
+  EXPECT_DATA_ERROR(check_volume_file(path.string()), path.string(), "contains 2 non-finite voxels");
   VolumeReadOptions lenient;
   lenient.reject_non_finite = false;
+  EXPECT_NO_THROW(check_volume_file(path.string(), lenient));
   const Volume back = read_volume(path.string(), lenient);
   EXPECT_TRUE(std::isnan(back.voxels[3]));
   EXPECT_TRUE(std::isinf(back.voxels[7]));
