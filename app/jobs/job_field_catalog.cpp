@@ -46,7 +46,7 @@ const QHash<QString, Presentation>& presentation() {
   static const QHash<QString, Presentation> table = {
       {"name", {"Run name", "Names the run directory: runs/<name>-<YYYYmmdd-HHMMSS>. Letters, digits, '.', '_', '-'.", 0, 0, {}, false, "Checkpoints & output"}},
       {"task", {"Task", "autoencoder: the MAISI KL autoencoder; ldm: the whole latent diffusion pipeline (autoencoder, encode, diffusion UNet, generate); vqgan: the patch-based 3D VQ-GAN; survival: a 3D ResNet risk model (Cox loss, C-index).", 0, 0, names({"autoencoder", "ldm", "vqgan", "survival"})}},
-      {"data.source", {"Data source", "simulated: CT-like phantoms (the seeds' default); folder: .nii/.nii.gz files or DICOM series; csv: a manifest with an 'image' column."}},
+      {"data.source", {"Data source", "simulated: CT-like phantoms (the seeds' default); folder: .nii/.nii.gz/.nrrd/.nhdr/.mha/.mhd files or DICOM series; csv: a manifest with an 'image' column."}},
       {"data.path", {"Data path", "Folder of volumes or CSV manifest (folder/csv sources). Must exist."}},
       {"data.modality", {"Modality", "Chooses the intensity normalisation: a HU window for CT, percentiles for MRI."}},
       {"data.num_train", {"Training phantoms", "Simulated training volumes.", 1, 100000}},

@@ -39,7 +39,7 @@ std::string newest_resumable_run(const std::string& runs_dir, const std::string&
 void add_train_options(CLI::App& cmd, TrainArguments& a) {
   cmd.add_option("job", a.job_file, "Job file (.yaml or .json)")->required()->check(CLI::ExistingFile);
   cmd.add_option("overrides", a.overrides, "Hydra-style overrides: training.lr=3e-4 data.patch_size=[32,32,32]");
-  cmd.add_option("--data", a.data, "Train on real volumes: a folder of .nii/.nii.gz (or DICOM series) or a CSV manifest");
+  cmd.add_option("--data", a.data, "Train on real volumes: a folder of .nii/.nii.gz/.nrrd/.nhdr/.mha/.mhd files (or DICOM series) or a CSV manifest");
   cmd.add_option("--resume", a.resume, "Continue a run directory (from its last checkpoint) or start from a checkpoint file; 'auto' = newest run of this job");
   cmd.add_option("--init-weights", a.init_weights,
                  "Start a new run (step 0, fresh optimizer) from the weights in this file: weights only, or another run's checkpoint")

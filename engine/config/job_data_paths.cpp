@@ -6,6 +6,8 @@
 #include <fstream>
 #include <string>
 
+#include "core/volume_file_names.hpp"
+
 namespace medsynth {
 
 namespace fs = std::filesystem;
@@ -15,15 +17,6 @@ namespace {
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
-}
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-bool is_nifti_name(const fs::path& p) {
-  const std::string name = lower(p.filename().string());
-  return ends_with(name, ".nii") || ends_with(name, ".nii.gz");
 }
 
 // DICOM part 10: "DICM" after a 128-byte preamble; many exports also use .dcm.
@@ -52,7 +45,7 @@ bool holds_volumes(const fs::path& dir) {
   std::error_code ec;
   std::vector<fs::path> subdirs;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec) && is_nifti_name(it->path())) return true;
+    if (it->is_regular_file(ec) && is_volume_file_name(it->path().filename().string())) return true;
     if (it->is_directory(ec)) subdirs.push_back(it->path());
   }
   return std::any_of(subdirs.begin(), subdirs.end(), holds_dicom);
@@ -73,7 +66,8 @@ void check_folder(const std::string& path, std::vector<FieldError>& errors) {
   if (!fs::exists(dir, ec)) return errors.push_back({"data.path", "no such directory: " + path});
   if (!fs::is_directory(dir, ec)) return errors.push_back({"data.path", "not a directory: " + path});
   if (!holds_volumes(dir))
-    errors.push_back({"data.path", "no .nii/.nii.gz files in " + path + " (nor DICOM subfolders)"});
+    errors.push_back({"data.path", "no volume files (" + std::string(k_volume_file_extensions_text) + ") in " + path +
+                                       " (nor DICOM subfolders)"});
 }
 
 void check_csv(const std::string& path, std::vector<FieldError>& errors) {

@@ -9,7 +9,7 @@
 #include "data/ct_phantom.hpp"
 #include "data/preprocess.hpp"
 #include "data/volume_listing.hpp"
-#include "volume/nifti_header_guard.hpp"
+#include "volume/volume_file_check.hpp"
 #include "volume/volume_io.hpp"
 
 namespace medsynth {
@@ -87,7 +87,7 @@ VolumeDataset::VolumeDataset(const DataSpec& spec, const std::string& split, std
     }
     for (std::size_t i = begin; i < end; ++i) {
       // The cheap header + length check of every file, before any training step.
-      if (!all[i].dicom_series) check_nifti_file(all[i].path, VolumeReadOptions{});
+      if (!all[i].dicom_series) check_volume_file(all[i].path, VolumeReadOptions{});
       items_.push_back({all[i].id, all[i].path, 0});
     }
   }
@@ -141,7 +141,7 @@ void apply_data_override(DataSpec& spec, const std::string& path) {
   } else if (!fs::exists(path, ec)) {
     throw DataError(path, "--data: no such folder or file");
   } else {
-    throw DataError(path, "--data expects a folder of .nii/.nii.gz volumes or a .csv manifest");
+    throw DataError(path, "--data expects a folder of volumes (.nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd or DICOM series) or a .csv manifest");
   }
   spec.path = path;
 }

@@ -7,12 +7,14 @@
 //  - simulated: CT phantoms (ct_phantom.hpp), num_train / num_val of them,
 //    seeds derived from (base_seed, split, index) so that a val phantom is
 //    never a train phantom;
-//  - folder: the sorted .nii/.nii.gz files and DICOM series folders of
-//    data.path, the last val_fraction held out for "val";
+//  - folder: the sorted volume files (.nii, .nii.gz, .nrrd, .nhdr, .mha,
+//    .mhd) and DICOM series folders of data.path (list_volume_folder), the
+//    last val_fraction held out for "val";
 //  - csv: the rows of a manifest with a column `image`, same split.
-// On construction every NIfTI file of the split goes through the header guard
-// (check_nifti_file), so a truncated or corrupt file fails before training
-// starts, with a DataError naming it.
+// On construction every file of the split goes through check_volume_file
+// (the NIfTI header guard, or the NRRD/MetaImage header checks), so a
+// truncated or corrupt file fails before training starts, with a DataError
+// naming it.
 //
 // Threading: size(), id(), share(), load() and get() may be called from any
 // thread (the cache is thread-safe).

@@ -1,26 +1,19 @@
 #include "data/volume_listing.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "core/error.hpp"
+#include "core/volume_file_names.hpp"
 
 namespace fs = std::filesystem;
 
 namespace medsynth {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 bool has_dicom_preamble(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -73,18 +66,12 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
-bool is_nifti_path(const std::string& path) {
-  const std::string l = lower(path);
-  return ends_with(l, ".nii") || ends_with(l, ".nii.gz");
-}
+bool is_volume_file_path(const std::string& path) { return is_volume_file_name(fs::path(path).filename().string()); }
 
 std::string volume_id(const std::string& path) {
   std::string name = fs::path(path).filename().string();
   if (name.empty()) name = fs::path(path).parent_path().filename().string();  // "folder/"
-  const std::string l = lower(name);
-  if (ends_with(l, ".nii.gz")) return name.substr(0, name.size() - 7);
-  if (ends_with(l, ".nii")) return name.substr(0, name.size() - 4);
-  return name;
+  return volume_file_stem(name);
 }
 
 bool is_dicom_folder(const std::string& path) {
@@ -107,14 +94,27 @@ std::vector<VolumeEntry> list_volume_folder(const std::string& folder) {
     if (ec) throw DataError(folder, "cannot list the folder: " + ec.message());
     const std::string name = it->path().filename().string();
     if (name.empty() || name[0] == '.') continue;
-    if (it->is_regular_file(ec) && is_nifti_path(name)) {
+    if (it->is_regular_file(ec) && is_volume_file_name(name)) {
       entries.push_back({it->path().string(), volume_id(name), false});
     } else if (it->is_directory(ec) && is_dicom_folder(it->path().string())) {
       entries.push_back({it->path().string(), name, true});
     }
   }
-  if (entries.empty()) throw DataError(folder, "no .nii/.nii.gz volumes");
+  if (entries.empty())
+    throw DataError(folder, "no volumes (" + std::string(k_volume_file_extensions_text) + " files or DICOM series folders)");
+  // Label maps paired with a listed image are the image's, not training volumes.
+  std::set<std::string> labels;
+  for (const auto& e : entries)
+    if (auto label = paired_label_name(e.path)) labels.insert(*label);
+  std::erase_if(entries, [&](const VolumeEntry& e) { return labels.count(e.path) > 0; });
   std::sort(entries.begin(), entries.end(), [](const VolumeEntry& a, const VolumeEntry& b) { return a.path < b.path; });
+  std::map<std::string, std::string> by_id;
+  for (const auto& e : entries) {
+    auto [at, fresh] = by_id.emplace(e.id, e.path);
+    if (!fresh)
+      throw DataError(folder, fs::path(at->second).filename().string() + " and " + fs::path(e.path).filename().string() +
+                                  " have the same name '" + e.id + "' (the same scan twice?); keep one of them");
+  }
   return entries;
 }
 
@@ -165,10 +165,11 @@ std::vector<VolumeEntry> read_volume_manifest(const std::string& csv_path) {
     if (fs::is_directory(path, ec)) {
       if (!is_dicom_folder(path.string())) throw DataError(where(record_line), "folder '" + cell + "' holds no DICOM files");
       entries.push_back({path.string(), volume_id(path.string()), true});
-    } else if (is_nifti_path(cell)) {
+    } else if (is_volume_file_path(cell)) {
       entries.push_back({path.string(), volume_id(cell), false});
     } else {
-      throw DataError(where(record_line), "image '" + cell + "' is neither a .nii/.nii.gz file nor a DICOM folder");
+      throw DataError(where(record_line), "image '" + cell + "' is neither a volume file (" +
+                                              std::string(k_volume_file_extensions_text) + ") nor a DICOM folder");
     }
     entries.back().source = where(record_line);
     for (std::size_t c = 0; c < header.size(); ++c) entries.back().columns[trim(header[c])] = trim(fields[c]);

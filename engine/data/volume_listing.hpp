@@ -14,8 +14,8 @@
 namespace medsynth {
 
 struct VolumeEntry {
-  std::string path;          // a .nii/.nii.gz file, or a folder holding one DICOM series
-  std::string id;            // file stem ("case_001" for case_001.nii.gz) or folder name
+  std::string path;          // a volume file (.nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd), or a folder holding one DICOM series
+  std::string id;            // file stem ("case_001" for case_001.nii.gz or case_001.nrrd) or folder name
   bool dicom_series = false;
   // From a CSV manifest: the line of the row and every cell by column name
   // (trimmed), so other readers (the survival table) report errors by line.
@@ -23,20 +23,26 @@ struct VolumeEntry {
   std::map<std::string, std::string> columns;
 };
 
-// The file stem without .nii/.nii.gz (or the last path component for a folder).
+// The file stem without its volume extension (core/volume_file_names.hpp),
+// or the last path component for a folder.
 std::string volume_id(const std::string& path);
 
-// .nii / .nii.gz, case-insensitive.
-bool is_nifti_path(const std::string& path);
+// A file name read_volume reads: .nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd, any case.
+bool is_volume_file_path(const std::string& path);
 
 // A folder that holds at least one DICOM Part 10 file ("DICM" at byte 128),
 // the files read_volume() reads from a series folder.
 bool is_dicom_folder(const std::string& path);
 
-// The .nii/.nii.gz files and DICOM series subfolders directly inside `folder`,
-// sorted by name (hidden entries and other files skipped). Throws
+// The volume files (is_volume_file_path) and DICOM series subfolders directly
+// inside `folder`, sorted by name (hidden entries and other files skipped,
+// e.g. the .raw data file beside a .mhd/.nhdr header). A label map beside
+// its image (X_label.EXT where X_image.EXT is listed too, as `generate
+// --label` writes them) belongs to the image and is not listed. Throws
 // DataError(folder, ...) when it is missing, not a folder, or holds no volume
-// ("no .nii/.nii.gz volumes"). DICOM folders are checked when read, not here.
+// ("no volumes (.nii, .nii.gz, ...)"), and when two entries would get the
+// same id (case.nii.gz beside case.nrrd: one scan twice, and one
+// reconstruction file for both). Files are checked when read, not here.
 std::vector<VolumeEntry> list_volume_folder(const std::string& folder);
 
 // A CSV manifest: a header row with a column `image` (other columns are
@@ -45,7 +51,7 @@ std::vector<VolumeEntry> list_volume_folder(const std::string& folder);
 // Errors are DataError("manifest.csv:7", "column 'image' is empty"): the
 // manifest path plus the line number, then the problem (missing column,
 // empty cell, wrong field count, a listed file that does not exist or is
-// neither NIfTI nor a DICOM folder, no rows at all).
+// neither a volume file (is_volume_file_path) nor a DICOM folder, no rows at all).
 std::vector<VolumeEntry> read_volume_manifest(const std::string& csv_path);
 
 // [begin, end) of the items of `split` when `count` sorted items are split:

@@ -5,15 +5,13 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/volume_file_names.hpp"
 
 namespace medsynth {
 
 std::optional<std::string> sibling_label_path(const std::string& image_path) {
-  const std::string suffix = "_image.nii.gz";
-  if (image_path.size() <= suffix.size() || image_path.compare(image_path.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return std::nullopt;
-  const std::string label = image_path.substr(0, image_path.size() - suffix.size()) + "_label.nii.gz";
-  if (!std::filesystem::is_regular_file(label)) return std::nullopt;
+  auto label = paired_label_name(image_path);
+  if (!label || !std::filesystem::is_regular_file(*label)) return std::nullopt;
   return label;
 }
 

@@ -3,7 +3,8 @@
 // generated case is out of range for a label when its median falls outside
 // the [min, max] of the reference cases' medians for the same label. Label
 // maps are found beside the volumes, as `generate --label` writes them
-// (X_image.nii.gz beside X_label.nii.gz). Used by eval/evaluation.cpp.
+// (X_image.nii.gz beside X_label.nii.gz; other volume formats the same way,
+// core/volume_file_names.hpp). Used by eval/evaluation.cpp.
 #pragma once
 
 #include <map>
@@ -15,7 +16,8 @@
 
 namespace medsynth {
 
-// The label map beside `image_path` (..._image.nii.gz -> ..._label.nii.gz), if it exists.
+// The label map beside `image_path` (..._image.EXT -> ..._label.EXT for any
+// volume extension EXT, e.g. .nii.gz or .nrrd), if it exists.
 std::optional<std::string> sibling_label_path(const std::string& image_path);
 
 // Median HU per label value (0, the background, left out) of one case.

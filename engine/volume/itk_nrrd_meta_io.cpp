@@ -4,13 +4,16 @@
 // ReadImageInformation() reports, before the reader allocates the voxels:
 // scalar pixels, 3 axes (extra axes of length 1 allowed, as for NIfTI),
 // the caps of VolumeReadOptions, finite positive spacing, a finite origin and
-// an orthonormal direction matrix, and (MetaImage) data as long as declared.
-// Called by read_volume only.
+// an orthonormal direction matrix, and (raw NRRD, uncompressed MetaImage)
+// data as long as declared. Called by read_volume, and by check_volume_file
+// (the checks before step 0 of a training run: the header checks, and for
+// float data a read that counts NaN/Inf voxels).
 #include <itkImage.h>
 #include <itkImageFileReader.h>
 #include <itkMetaImageIO.h>
 #include <itkNrrdImageIO.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -72,6 +75,59 @@ void check_meta_data_length(const std::string& path, itk::MetaImageIO& io, std::
                               " bytes of voxel data");
 }
 
+// Raw NRRD data as long as declared, checked before a training run starts
+// (NrrdIO refuses short data too, but only when the voxels are read, and in
+// words that do not say what is missing). The header ends at its first blank
+// line; "data file" names a detached data file (.nhdr). Lists, format
+// strings, "byte skip" and compressed encodings are left to NrrdIO.
+void check_nrrd_data_length(const std::string& path, std::uint64_t data_bytes) {
+  namespace fs = std::filesystem;
+  std::ifstream in(path, std::ios::binary);
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  std::string encoding, data_file;
+  std::size_t pos = 0;
+  std::size_t header_end = std::string::npos;
+  while (pos < head.size()) {
+    const std::size_t eol = head.find('\n', pos);
+    if (eol == std::string::npos) return;  // no end of header in 64 KiB: let NrrdIO judge
+    std::string line = head.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) {
+      header_end = pos;
+      break;
+    }
+    const auto colon = line.find(": ");
+    if (colon == std::string::npos || line[0] == '#') continue;
+    const std::string key = line.substr(0, colon);
+    const std::string value = line.substr(colon + 2);
+    if (key == "encoding") encoding = value;
+    else if (key == "data file" || key == "datafile") data_file = value;
+    else if (key == "byte skip" || key == "byteskip" || key == "line skip" || key == "lineskip") return;
+  }
+  if (encoding != "raw") return;
+  std::error_code ec;
+  std::uint64_t have = 0;
+  if (data_file.empty()) {
+    if (header_end == std::string::npos) return;  // a header without data (detached, no "data file")
+    const std::uint64_t size = fs::file_size(path, ec);
+    if (ec) return;
+    have = size > header_end ? size - header_end : 0;
+  } else {
+    if (data_file.rfind("LIST", 0) == 0 || data_file.find('%') != std::string::npos || data_file.find(' ') != std::string::npos)
+      return;
+    fs::path file(data_file);
+    if (file.is_relative()) file = fs::path(path).parent_path() / file;
+    have = fs::file_size(file, ec);
+    if (ec) throw DataError(path, "its data file " + file.string() + " cannot be read (" + ec.message() + ")");
+  }
+  if (have < data_bytes)
+    throw DataError(path, "truncated: holds " + std::to_string(have) + " of " + std::to_string(data_bytes) +
+                              " bytes of voxel data");
+}
+
 // Runs the checks of the file comment on what `io` read from the header.
 // Returns the axis lengths (for the check after reading).
 std::array<std::size_t, 3> check_header(const std::string& path, itk::ImageIOBase& io,
@@ -125,45 +181,88 @@ std::array<std::size_t, 3> check_header(const std::string& path, itk::ImageIOBas
              std::to_string(b + 1) + " have dot product " + num(dot) + ", expected " + num(want) + ")");
     }
   if (auto* meta = dynamic_cast<itk::MetaImageIO*>(&io)) check_meta_data_length(path, *meta, bytes);
+  else check_nrrd_data_length(path, bytes);
   return {static_cast<std::size_t>(dims[0]), static_cast<std::size_t>(dims[1]), static_cast<std::size_t>(dims[2])};
 }
 
 }  // namespace
 
-Volume read_nrrd_or_meta(const std::string& path, TextHeaderFormat format, const VolumeReadOptions& options) {
-  const char* what = format == TextHeaderFormat::nrrd ? "NRRD" : "MetaImage";
-  try {
-    itk::ImageIOBase::Pointer io;
-    if (format == TextHeaderFormat::nrrd) io = itk::NrrdImageIO::New();
-    else io = itk::MetaImageIO::New();
-    // MetaImageIO::CanReadFile accepts only lower-case .mha/.mhd names, so
-    // the header read itself is the test of what the file is.
-    if (format == TextHeaderFormat::nrrd && !io->CanReadFile(path.c_str()))
-      throw DataError(path, "not a NRRD file (no NRRD magic at its start)");
-    io->SetFileName(path);
-    try {
-      io->ReadImageInformation();
-    } catch (const itk::ExceptionObject& e) {
-      throw DataError(path, std::string("ITK cannot read its ") + what + " header: " + itk_reason(e));
-    }
-    const auto size = check_header(path, *io, options);
+namespace {
 
-    auto reader = itk::ImageFileReader<FloatImage>::New();
-    reader->SetImageIO(io);
-    reader->SetFileName(path);
-    reader->Update();
-    Volume volume = volume_from_image(*reader->GetOutput());
-    if (volume.size != size) throw DataError(path, "ITK read a volume of another size than its header declares");
-    return volume;
+const char* format_name(TextHeaderFormat format) { return format == TextHeaderFormat::nrrd ? "NRRD" : "MetaImage"; }
+
+// ITK's ImageIO for `format` with the header of `path` read and checked.
+struct CheckedHeader {
+  itk::ImageIOBase::Pointer io;
+  std::array<std::size_t, 3> size{};
+};
+
+CheckedHeader open_checked_header(const std::string& path, TextHeaderFormat format, const VolumeReadOptions& options) {
+  CheckedHeader h;
+  if (format == TextHeaderFormat::nrrd) h.io = itk::NrrdImageIO::New();
+  else h.io = itk::MetaImageIO::New();
+  // MetaImageIO::CanReadFile accepts only lower-case .mha/.mhd names, so
+  // the header read itself is the test of what the file is.
+  if (format == TextHeaderFormat::nrrd && !h.io->CanReadFile(path.c_str()))
+    throw DataError(path, "not a NRRD file (no NRRD magic at its start)");
+  h.io->SetFileName(path);
+  try {
+    h.io->ReadImageInformation();
+  } catch (const itk::ExceptionObject& e) {
+    throw DataError(path, std::string("ITK cannot read its ") + format_name(format) + " header: " + itk_reason(e));
+  }
+  h.size = check_header(path, *h.io, options);
+  return h;
+}
+
+// Runs `body`, turning whatever ITK or the allocator throws into a DataError naming `path`.
+template <class Body>
+auto naming_the_file(const std::string& path, TextHeaderFormat format, Body&& body) {
+  try {
+    return body();
   } catch (const Error&) {
     throw;
   } catch (const itk::ExceptionObject& e) {
-    throw DataError(path, std::string("ITK cannot read it as ") + what + ": " + itk_reason(e));
+    throw DataError(path, std::string("ITK cannot read it as ") + format_name(format) + ": " + itk_reason(e));
   } catch (const std::bad_alloc&) {
     throw DataError(path, "out of memory while reading it");
   } catch (const std::exception& e) {
     throw DataError(path, std::string("cannot read it: ") + e.what());
   }
+}
+
+}  // namespace
+
+namespace {
+
+Volume read_checked(const std::string& path, const CheckedHeader& header) {
+  auto reader = itk::ImageFileReader<FloatImage>::New();
+  reader->SetImageIO(header.io);
+  reader->SetFileName(path);
+  reader->Update();
+  Volume volume = volume_from_image(*reader->GetOutput());
+  if (volume.size != header.size) throw DataError(path, "ITK read a volume of another size than its header declares");
+  return volume;
+}
+
+}  // namespace
+
+void check_nrrd_or_meta_header(const std::string& path, TextHeaderFormat format, const VolumeReadOptions& options) {
+  naming_the_file(path, format, [&] {
+    const CheckedHeader header = open_checked_header(path, format, options);
+    // Only float data can hold NaN/Inf; the NIfTI guard finds them before
+    // training too, so these files are read once here (one at a time).
+    const auto type = header.io->GetComponentType();
+    if (!options.reject_non_finite || (type != itk::IOComponentEnum::FLOAT && type != itk::IOComponentEnum::DOUBLE))
+      return;
+    const Volume volume = read_checked(path, header);
+    const auto bad = std::count_if(volume.voxels.begin(), volume.voxels.end(), [](float x) { return !std::isfinite(x); });
+    if (bad > 0) throw DataError(path, "contains " + std::to_string(bad) + " non-finite voxels (NaN or Inf)");
+  });
+}
+
+Volume read_nrrd_or_meta(const std::string& path, TextHeaderFormat format, const VolumeReadOptions& options) {
+  return naming_the_file(path, format, [&] { return read_checked(path, open_checked_header(path, format, options)); });
 }
 
 }  // namespace medsynth::itk_detail

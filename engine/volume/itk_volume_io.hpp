@@ -1,6 +1,7 @@
 // The ITK half of volume IO, behind plain types so only the itk_*.cpp files pay for
 // ITK's headers (~4 s each). Private to medsynth_volume; called by
-// volume_io.cpp (NIfTI only after the NIfTI header guard has passed the file).
+// volume_io.cpp (NIfTI only after the NIfTI header guard has passed the file)
+// and volume_file_check.cpp.
 // Every function turns ITK's exceptions into DataError/RuntimeError itself.
 #pragma once
 
@@ -33,6 +34,12 @@ enum class TextHeaderFormat { nrrd, meta };
 // direction a rotation. Throws DataError(path, ...) for those and for any ITK
 // failure (truncated data, garbage). Non-finite voxels are the caller's check.
 Volume read_nrrd_or_meta(const std::string& path, TextHeaderFormat format, const VolumeReadOptions& options);
+
+// The header checks of read_nrrd_or_meta (and the data length of raw NRRD
+// and uncompressed MetaImage), and for float/double data (the only kind that
+// can hold NaN/Inf) a read that refuses non-finite voxels when
+// options.reject_non_finite. Integer data is not read. Same errors as the reader.
+void check_nrrd_or_meta_header(const std::string& path, TextHeaderFormat format, const VolumeReadOptions& options);
 
 // Reads the slices `files` (in order, all checked by the DICOM file guard and
 // chosen by select_dicom_series) as one volume. Errors name `folder`.

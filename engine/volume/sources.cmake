@@ -17,6 +17,7 @@ target_sources(medsynth_volume PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/nifti_extension.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_header_fields.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nifti_header_guard.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/volume_file_check.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_size_checks.cpp)
 # GDCM's own headers (itk_dicom_export.cpp uses its UID generator) are not in

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 
+#include "core/volume_file_names.hpp"
 
 namespace medsynth::ui {
 
@@ -85,12 +86,8 @@ QString label_grid_mismatch(const Volume& image, const Volume& label, const QStr
 }
 
 QString sibling_label_path(const QString& image_path) {
-  for (const QString& ext : {QStringLiteral(".nii.gz"), QStringLiteral(".nii")}) {
-    const QString suffix = QStringLiteral("_image") + ext;
-    if (image_path.endsWith(suffix))
-      return image_path.left(image_path.size() - suffix.size()) + QStringLiteral("_label") + ext;
-  }
-  return {};
+  const auto label = paired_label_name(image_path.toStdString());
+  return label ? QString::fromStdString(*label) : QString();
 }
 
 }  // namespace medsynth::ui

@@ -7,7 +7,8 @@
 //    non-integer voxels are rounded to the nearest integer;
 //  - the grid check: a label map is drawn on the image's own voxel grid, so
 //    both must have the same size, spacing, origin and direction;
-//  - the pairing rule of generated samples: X_image.nii.gz beside X_label.nii.gz.
+//  - the pairing rule of generated samples: X_image.nii.gz beside X_label.nii.gz
+//    (any volume extension: X_image.nrrd beside X_label.nrrd; core/volume_file_names.hpp).
 // Used by LabelOverlayLayer (VTK), VolumeViewerWidget and the tests.
 #pragma once
 
@@ -33,7 +34,8 @@ Rgb label_color(int slot);
 QString label_grid_mismatch(const Volume& image, const Volume& label, const QString& image_name,
                             const QString& label_name);
 
-// "…/x_image.nii.gz" -> "…/x_label.nii.gz" (also .nii); empty for other names.
+// "…/x_image.nii.gz" -> "…/x_label.nii.gz" (also .nii, .nrrd, .nhdr, .mha,
+// .mhd, the image's extension kept); empty for other names.
 QString sibling_label_path(const QString& image_path);
 
 }  // namespace medsynth::ui

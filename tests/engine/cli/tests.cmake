@@ -12,3 +12,16 @@ medsynth_add_test(NAME cli_quickstart_test
   PROCESSORS 2)
 add_dependencies(cli_quickstart_test medsynth-engine)
 target_compile_definitions(cli_quickstart_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# Real public MR data (nibabel's anatomical.nii, python3-nibabel) and its NRRD
+# and MetaImage copies written by ITK, trained on for a few steps: seconds.
+# Skips, printing why, when the data is absent.
+medsynth_add_test(NAME cli_real_mri_smoke_test
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/real_mri_smoke_test.cpp
+    ${PROJECT_SOURCE_DIR}/tests/engine/volume/itk_fixtures.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json ${ITK_LIBRARIES}
+  LABELS integration
+  TIMEOUT 120)
+target_include_directories(cli_real_mri_smoke_test SYSTEM PRIVATE ${ITK_INCLUDE_DIRS})
+target_include_directories(cli_real_mri_smoke_test PRIVATE ${PROJECT_SOURCE_DIR}/tests/engine/volume)
+add_dependencies(cli_real_mri_smoke_test medsynth-engine)

@@ -146,10 +146,20 @@ TEST(JobValidation, FolderSourceNeedsAPathWithVolumes) {
   test::write_bytes(dir / "notes.txt", "x");
   job.data.path = dir.path().string();
   EXPECT_EQ(reason_for(validate_job(job), "data.path"),
-            "no .nii/.nii.gz files in " + dir.path().string() + " (nor DICOM subfolders)");
+            "no volume files (.nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd) in " + dir.path().string() + " (nor DICOM subfolders)");
 
   test::write_bytes(dir / "notes.txt.nii.bak", "x");
-  EXPECT_TRUE(has_error(validate_job(job), "data.path", "no .nii/.nii.gz files"));
+  EXPECT_TRUE(has_error(validate_job(job), "data.path", "no volume files"));
+
+  // A detached MetaImage's data file alone is not a volume; its header is.
+  test::write_bytes(dir / "MR_001.raw", "x");
+  EXPECT_TRUE(has_error(validate_job(job), "data.path", "no volume files"));
+  test::write_bytes(dir / "MR_001.MHD", "x");
+  EXPECT_FALSE(has_error(validate_job(job), "data.path")) << format_errors(validate_job(job));
+  std::filesystem::remove(dir / "MR_001.MHD");
+  test::write_bytes(dir / "MR_002.nrrd", "x");
+  EXPECT_FALSE(has_error(validate_job(job), "data.path")) << format_errors(validate_job(job));
+  std::filesystem::remove(dir / "MR_002.nrrd");
 
   test::write_bytes(dir / "CT_001.NII.GZ", "x");
   EXPECT_FALSE(has_error(validate_job(job), "data.path")) << format_errors(validate_job(job));
@@ -162,7 +172,7 @@ TEST(JobValidation, FolderWithADicomSubfolderIsAccepted) {
   job.data.source = DataSource::folder;
   job.data.path = dir.path().string();
   test::write_bytes(dir / "series1" / "IM0001", std::string(200, '\0'));  // no DICM marker
-  EXPECT_TRUE(has_error(validate_job(job), "data.path", "no .nii/.nii.gz files"));
+  EXPECT_TRUE(has_error(validate_job(job), "data.path", "no volume files"));
   test::write_bytes(dir / "series1" / "IM0002", std::string(128, '\0') + "DICM" + std::string(64, '\0'));
   EXPECT_FALSE(has_error(validate_job(job), "data.path")) << format_errors(validate_job(job));
 }
@@ -203,7 +213,7 @@ TEST(JobValidation, ResumeMustBeAutoOrAnExistingFile) {
 TEST(JobValidation, LoaderReportsFolderWithoutVolumes) {
   test::TempDir dir("config");
   const auto errors = test::errors_of_text("data:\n  source: folder\n  path: " + dir.path().string() + "\n");
-  EXPECT_EQ(reason_for(errors, "data.path"), "no .nii/.nii.gz files in " + dir.path().string() + " (nor DICOM subfolders)");
+  EXPECT_EQ(reason_for(errors, "data.path"), "no volume files (.nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd) in " + dir.path().string() + " (nor DICOM subfolders)");
   const auto no_path = test::errors_of_text("data:\n  source: folder\n");
   EXPECT_EQ(reason_for(no_path, "data.path"), "required when data.source is folder");
 }

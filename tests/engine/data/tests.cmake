@@ -7,6 +7,7 @@ medsynth_add_test(NAME medsynth_data_tests
     ${CMAKE_CURRENT_LIST_DIR}/transforms_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/volume_cache_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/volume_dataset_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/volume_listing_formats_test.cpp
   LIBS medsynth_engine
   LABELS unit)
 medsynth_warnings(medsynth_data_tests)

@@ -145,7 +145,7 @@ TEST(FolderDataset, EmptyOrMissingFolderIsAClearDataError) {
     FAIL();
   } catch (const DataError& e) {
     EXPECT_EQ(e.path(), dir.path().string());
-    EXPECT_NE(e.reason().find("no .nii/.nii.gz volumes"), std::string::npos);
+    EXPECT_NE(e.reason().find("no volumes (.nii, .nii.gz, .nrrd"), std::string::npos) << e.what();
   }
   EXPECT_THROW(VolumeDataset(folder_spec((dir / "missing").string()), "train", 0), DataError);
   DataSpec no_path = folder_spec("");

@@ -1,7 +1,9 @@
 // read_volume on NRRD (.nrrd, .nhdr) and MetaImage (.mha, .mhd) files written
 // by ITK itself: voxels and geometry come back, and the header checks refuse
 // 4D, vector, oversized, truncated and garbage files with a DataError naming
-// the file. Also reads nibabel's public anatomical.nii when it is installed.
+// the file; check_volume_file (the check before training) refuses the same
+// files with the same words without reading the voxels. Also reads nibabel's
+// public anatomical.nii and Siemens DICOM slices when they are installed.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -16,6 +18,7 @@
 #include "itk_fixtures.hpp"
 #include "nifti_bytes.hpp"
 #include "support/temp_dir.hpp"
+#include "volume/volume_file_check.hpp"
 #include "volume/volume_io.hpp"
 
 namespace medsynth {
@@ -99,11 +102,43 @@ TEST_P(TextHeaderRoundTrip, RejectsNonFiniteVoxelsUnlessAllowed) {
   const auto path = dir_ / ("nan" + GetParam());
   write_float(original, path);
   EXPECT_DATA_ERROR(read_volume(path.string()), path.string(), "contains 2 non-finite voxels");
+  EXPECT_DATA_ERROR(check_volume_file(path.string()), path.string(), "contains 2 non-finite voxels");
   VolumeReadOptions lenient;
   lenient.reject_non_finite = false;
+  EXPECT_NO_THROW(check_volume_file(path.string(), lenient));
   const Volume back = read_volume(path.string(), lenient);
   EXPECT_TRUE(std::isnan(back.voxels[3]));
   EXPECT_TRUE(std::isinf(back.voxels[7]));
+}
+
+// The check a training run makes of every file before step 0 says what
+// read_volume would say, without decoding the voxels.
+TEST_P(TextHeaderRoundTrip, TheFileCheckRefusesWhatTheReaderRefuses) {
+  const auto good = dir_ / ("vol" + GetParam());
+  write_float(test::make_test_volume(), good);
+  EXPECT_NO_THROW(check_volume_file(good.string()));
+  VolumeReadOptions small;
+  small.max_voxels = 59;
+  EXPECT_DATA_ERROR(check_volume_file(good.string(), small), good.string(), "declares 60 voxels (5x4x3), over the cap of 59");
+
+  const auto two = dir_ / ("t2" + GetParam());
+  test::write_4d_float_with_itk(test::make_test_volume(), 2, two, format_of(GetParam()));
+  EXPECT_DATA_ERROR(check_volume_file(two.string()), two.string(), "is a 4D image (5x4x3x2");
+
+  const auto vector = dir_ / ("vector" + GetParam());
+  test::write_vector2_with_itk(test::make_test_volume(), vector, format_of(GetParam()));
+  EXPECT_DATA_ERROR(check_volume_file(vector.string()), vector.string(), "has 2 components per voxel");
+
+  // Short data: the attached files lose their last 100 bytes, the detached ones' data file keeps 200 of 240.
+  const auto cut = dir_ / ("cut" + GetParam());
+  write_float(test::make_test_volume(), cut);
+  const bool detached = GetParam() == ".nhdr" || GetParam() == ".mhd";
+  const fs::path data = detached ? fs::path(cut).replace_extension(".raw") : cut;
+  const std::string bytes = test::read_bytes(data);
+  test::write_bytes(data, detached ? test::read_bytes(data).substr(0, 200) : bytes.substr(0, bytes.size() - 100));
+  const std::string have = detached ? "truncated: holds 200 of 240 bytes" : "truncated: holds 140 of 240 bytes";
+  EXPECT_DATA_ERROR(check_volume_file(cut.string()), cut.string(), have);
+  EXPECT_DATA_ERROR(read_volume(cut.string()), cut.string(), have);
 }
 
 INSTANTIATE_TEST_SUITE_P(NrrdAndMetaImage, TextHeaderRoundTrip,
@@ -131,7 +166,8 @@ TEST_F(TextHeaderRefusal, NamesATruncatedNrrd) {
   test::write_float_with_itk(test::make_test_volume(), path, TextHeaderFormat::nrrd);
   const std::string bytes = test::read_bytes(path);
   test::write_bytes(path, bytes.substr(0, bytes.size() - 100));  // 60 floats = 240 bytes of data
-  EXPECT_DATA_ERROR(read_volume(path.string()), path.string(), "ITK cannot read it as NRRD");
+  // Found from the header and the file size, before NrrdIO reads the voxels.
+  EXPECT_DATA_ERROR(read_volume(path.string()), path.string(), "truncated: holds 140 of 240 bytes of voxel data");
 }
 
 TEST_F(TextHeaderRefusal, NamesATruncatedMha) {
@@ -173,6 +209,7 @@ TEST_F(TextHeaderRefusal, UnsupportedTypeListsTheFormats) {
   const auto png = dir_ / "x.png";
   test::write_bytes(png, "not an image");
   EXPECT_DATA_ERROR(read_volume(png.string()), png.string(), ".nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd");
+  EXPECT_DATA_ERROR(check_volume_file(png.string()), png.string(), ".nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd");
 }
 
 // Public data shipped by Debian's python3-nibabel (installer/packages/test.txt):

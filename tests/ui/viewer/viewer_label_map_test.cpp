@@ -70,6 +70,11 @@ class ViewerLabelMapTest : public QObject {
     QCOMPARE(sibling_label_path("x_image.nii"), QStringLiteral("x_label.nii"));
     QVERIFY(sibling_label_path("/r/output/image_seed0_rank0.nii.gz").isEmpty());
     QVERIFY(sibling_label_path("x_label.nii.gz").isEmpty());
+    // The other volume formats pair the same way, keeping the image's extension and case.
+    QCOMPARE(sibling_label_path("/d/ct_image.nrrd"), QStringLiteral("/d/ct_label.nrrd"));
+    QCOMPARE(sibling_label_path("/d/ct_image.MHA"), QStringLiteral("/d/ct_label.MHA"));
+    QCOMPARE(sibling_label_path("/d/ct_image.nhdr"), QStringLiteral("/d/ct_label.nhdr"));
+    QVERIFY(sibling_label_path("/d/ct_image.raw").isEmpty());
   }
 };
 
