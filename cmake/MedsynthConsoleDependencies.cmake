@@ -1,7 +1,9 @@
 # Packages of the console (app/, ui/). Only read when MEDSYNTH_BUILD_CONSOLE is
 # on, so the engine still builds on a headless node without Qt or VTK.
-set(CMAKE_AUTOMOC ON)
-set(CMAKE_AUTORCC ON)
+# CMAKE_AUTOMOC/AUTORCC are switched on in app/, ui/ and their test folders
+# only: set here they would add an autogen include folder to every engine
+# target, and the engine's compile lines would differ between the full and
+# the engine-only build (ccache could not share them; installer/test.sh builds both).
 find_package(Qt6 6.4 REQUIRED COMPONENTS Core Concurrent Gui Widgets Charts OpenGL OpenGLWidgets Test)
 
 # Debian's VTK 9.1 names Qt5 in its Qt module: list the components we use

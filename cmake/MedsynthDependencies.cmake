@@ -1,9 +1,10 @@
 # Finds every third-party package once, for all targets.
 #
-# LibTorch: found through find_package(Torch). installer/install.sh unpacks
-# PyTorch's wheel and links it at .deps/torch; if the user sets Torch_DIR or
+# LibTorch: found through find_package(Torch). installer/install.sh pip-installs
+# the pinned PyTorch wheel into a venv linked at .deps/venv, found through its
+# Python (MEDSYNTH_TORCH_PYTHON, below); a user's Torch_DIR or
 # CMAKE_PREFIX_PATH (the pytorch.org LibTorch zip, a conda env's
-# site-packages/torch), or MEDSYNTH_TORCH_PYTHON (below), that wins.
+# site-packages/torch) or MEDSYNTH_TORCH_PYTHON wins.
 find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
@@ -17,11 +18,18 @@ find_package(ITK 5.2 REQUIRED COMPONENTS
 # its ImageIO explicitly and uses ITK_INCLUDE_DIRS privately
 # (engine/volume/sources.cmake).
 
-# MEDSYNTH_TORCH_PYTHON: a Python whose `torch` to build against (a cluster
-# node's pip or conda PyTorch, issue 18's engine-only profile); its
-# torch.utils.cmake_prefix_path is where TorchConfig.cmake lives.
+# MEDSYNTH_TORCH_PYTHON: a Python whose `torch` to build against, found
+# through its torch.utils.cmake_prefix_path: a cluster node's pip or conda
+# PyTorch, or by default the pip venv that installer/install.sh makes
+# (.deps/venv, a link into ~/.cache/medsynth). When it is set, it decides
+# Torch_DIR; a Torch_DIR or CMAKE_PREFIX_PATH given alone (the pytorch.org
+# LibTorch zip) is used as it is.
 set(MEDSYNTH_TORCH_PYTHON "" CACHE FILEPATH "Build against this Python's torch (its torch.utils.cmake_prefix_path)")
-if(MEDSYNTH_TORCH_PYTHON AND NOT Torch_DIR)
+set(_medsynth_venv_python ${CMAKE_SOURCE_DIR}/.deps/venv/bin/python)
+if(NOT MEDSYNTH_TORCH_PYTHON AND NOT Torch_DIR AND EXISTS ${_medsynth_venv_python})
+  set(MEDSYNTH_TORCH_PYTHON ${_medsynth_venv_python} CACHE FILEPATH "Build against this Python's torch" FORCE)
+endif()
+if(MEDSYNTH_TORCH_PYTHON)
   execute_process(
     COMMAND ${MEDSYNTH_TORCH_PYTHON} -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
     OUTPUT_VARIABLE _medsynth_torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE
@@ -29,11 +37,7 @@ if(MEDSYNTH_TORCH_PYTHON AND NOT Torch_DIR)
   if(NOT _medsynth_torch_result EQUAL 0)
     message(FATAL_ERROR "MEDSYNTH_TORCH_PYTHON=${MEDSYNTH_TORCH_PYTHON}: cannot import torch: ${_medsynth_torch_error}")
   endif()
-  set(Torch_DIR ${_medsynth_torch_prefix}/Torch CACHE PATH "LibTorch CMake package directory")
-endif()
-set(_medsynth_local_torch ${CMAKE_SOURCE_DIR}/.deps/torch/torch/share/cmake/Torch)
-if(NOT Torch_DIR AND EXISTS ${_medsynth_local_torch}/TorchConfig.cmake)
-  set(Torch_DIR ${_medsynth_local_torch} CACHE PATH "LibTorch CMake package directory")
+  set(Torch_DIR ${_medsynth_torch_prefix}/Torch CACHE PATH "LibTorch CMake package directory" FORCE)
 endif()
 # A CUDA build of LibTorch otherwise compiles a CUDA test program at configure
 # time to detect local GPUs (and CMake 3.25 cannot build it: "CUDA20"). We
@@ -44,8 +48,9 @@ endif()
 find_package(Torch QUIET)
 if(NOT Torch_FOUND)
   message(FATAL_ERROR
-    "LibTorch not found. Run installer/install.sh (it unpacks the pinned PyTorch wheel "
-    "into .deps/torch), or point CMake at an existing LibTorch with "
+    "LibTorch not found. Run installer/install.sh (it pip-installs the pinned PyTorch wheel "
+    "into a venv linked at .deps/venv), or name a Python whose torch to use with "
+    "-DMEDSYNTH_TORCH_PYTHON=/path/to/python, or point CMake at an existing LibTorch with "
     "-DCMAKE_PREFIX_PATH=/path/to/libtorch (the pytorch.org zip) or "
     "-DTorch_DIR=<env>/lib/python3.X/site-packages/torch/share/cmake/Torch (conda/pip).")
 endif()

@@ -8,7 +8,11 @@
 #                   auto = a new build folder gets the console and the tests
 #                         only when their packages are installed (README
 #                         command (1) installs the engine's alone); an existing
-#                         folder stays as it is.
+#                         folder stays as it is;
+#                   off  = the engine-only profile of a GPU or cluster node:
+#                         medsynth-engine, its benchmarks and its tests, no Qt,
+#                         VTK or libssh (installer/test.sh builds it in
+#                         build-engine/ against the venv's pip torch).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${MEDSYNTH_BUILD_DIR:-$repo/build}"
@@ -33,7 +37,11 @@ case "$console" in
       if installed $(sed -e 's/#.*//' "$repo/installer/packages/build-console.txt"); then want_console=ON; else want_console=OFF; fi
       if installed libgtest-dev libgmock-dev; then want_tests=ON; else want_tests=OFF; fi
     fi ;;
-  *) echo "build.sh: MEDSYNTH_CONSOLE must be 'on' or 'auto' (got '$console')" >&2; exit 2 ;;
+  off)
+    if [ ! -f "$build/build.ninja" ] || [ "$(cached MEDSYNTH_BUILD_CONSOLE)" != OFF ] || [ "$(cached MEDSYNTH_BUILD_TESTS)" != ON ]; then
+      want_console=OFF want_tests=ON
+    fi ;;
+  *) echo "build.sh: MEDSYNTH_CONSOLE must be 'on', 'auto' or 'off' (got '$console')" >&2; exit 2 ;;
 esac
 if [ -n "$want_console" ]; then
   # shellcheck disable=SC2086

@@ -5,14 +5,15 @@
 #        --for full    the engine's, the console's, test.txt and package.txt
 #                      (default: README command (2) and CI);
 #   2. LibTorch, taken from PyTorch's wheel on PyPI (pinned in installer/versions.env)
-#      together with the CUDA runtime wheels it links against, unpacked into a
-#      project-owned prefix. Nothing goes into the system Python.
+#      together with the CUDA runtime wheels it links against, pip-installed
+#      into a project-owned venv (linked as .deps/venv). Nothing goes into the
+#      system Python.
 # A user's machine stays as it was: the installer never stops, disables or
 # reconfigures a service. Daemons that a package install would start (the test
 # list's sshd, slurmd, munge) are kept from starting by a temporary
 # policy-rc.d; the tests start private copies of their own (docs/install.md).
 # Idempotent and cached: wheels are kept in $MEDSYNTH_CACHE (default
-# ~/.cache/medsynth) and the unpacked prefix carries a stamp, so a second run,
+# ~/.cache/medsynth) and the venv carries a stamp, so a second run,
 # even from a fresh clone, only checks and returns.
 # Progress goes to stderr (the LibTorch download shows pip's progress bar on a
 # terminal); the last line on stdout is the Torch CMake directory.
@@ -26,7 +27,7 @@ repo="$(dirname "$here")"
 source "$here/versions.env"
 
 cache="${MEDSYNTH_CACHE:-$HOME/.cache/medsynth}"
-prefix="$cache/torch-$TORCH_VERSION"
+venv="$cache/venv-torch-$TORCH_VERSION"
 wheels="$cache/wheels-$TORCH_VERSION"
 
 log() { printf '[install] %s\n' "$*" >&2; }
@@ -85,44 +86,43 @@ install_debian_packages() {
 }
 
 install_libtorch() {
-  local stamp="$prefix/.medsynth-stamp"
+  local stamp="$venv/.medsynth-stamp"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$TORCH_VERSION" ]; then
-    log "LibTorch $TORCH_VERSION: present in $prefix"
+    log "LibTorch $TORCH_VERSION: present in $venv"
     return
   fi
   mkdir -p "$wheels"
   log "LibTorch $TORCH_VERSION: fetching the wheel and its CUDA runtime wheels into $wheels"
-  # --python-version pins the exact wheel whatever Python runs pip (the C++
-  # libraries are the same in every cpXY wheel);
-  # pip skips what is already in $wheels.
+  # --python-version pins the wheel of Debian 12's Python 3.11, which the venv
+  # below runs; pip skips what is already in $wheels.
   local quiet=-q
   [ -t 2 ] && quiet=  # a terminal sees pip's progress bar (3-4 GB); a log gets no bar lines
   # shellcheck disable=SC2086
   python3 -m pip download $quiet --disable-pip-version-check \
     --only-binary=:all: --python-version "$TORCH_PYTHON_TAG" \
     -d "$wheels" "torch==$TORCH_VERSION" >&2
-  local tmp="$prefix.partial"
-  rm -rf "$tmp"; mkdir -p "$tmp"
-  log "LibTorch $TORCH_VERSION: unpacking into $prefix"
-  # Only torch and the nvidia runtime libraries are needed by C++. They are laid
-  # out as in site-packages, so the wheel's RPATH ($ORIGIN/../../nvidia/...) resolves.
-  unzip -q -o "$wheels"/torch-"$TORCH_VERSION"-*.whl 'torch/lib/*' 'torch/include/*' 'torch/share/*' 'torch/version.py' -d "$tmp"
-  rm -f "$tmp/torch/lib/libtorch_python.so"
-  for w in "$wheels"/nvidia_*.whl; do
-    unzip -q -o "$w" 'nvidia/*' -d "$tmp"
-  done
-  # C++ needs only the shared libraries of the runtime wheels.
-  # (Two passes: GNU find refuses -prune together with -delete as an error.)
-  find "$tmp/nvidia" -name include -type d -prune -exec rm -rf {} +
-  find "$tmp/nvidia" -name '*.a' -type f -delete
+  # A plain pip install into a venv, offline from the wheels just fetched: the
+  # engine builds against a pip torch exactly as on a cluster node with its own
+  # PyTorch (found through torch.utils.cmake_prefix_path,
+  # cmake/MedsynthDependencies.cmake), and the wheel's RPATH
+  # ($ORIGIN/../../nvidia/...) resolves in site-packages. Made aside and
+  # renamed, so an interrupted install is never taken for a finished one (only
+  # bin/python is used, which does not depend on the folder's name).
+  local tmp="$venv.partial"
+  rm -rf "$tmp"
+  log "LibTorch $TORCH_VERSION: pip install into $venv"
+  python3 -m venv "$tmp" >&2
+  # shellcheck disable=SC2086
+  "$tmp/bin/python" -m pip install $quiet --disable-pip-version-check --no-index \
+    --find-links "$wheels" "torch==$TORCH_VERSION" >&2
   echo "$TORCH_VERSION" > "$tmp/.medsynth-stamp"
-  rm -rf "$prefix"; mv "$tmp" "$prefix"
+  rm -rf "$venv"; mv "$tmp" "$venv"
 }
 
 install_debian_packages
 [ "$packages_only" = 1 ] && exit 0
 install_libtorch
 mkdir -p "$repo/.deps"
-ln -sfn "$prefix" "$repo/.deps/torch"
+ln -sfn "$venv" "$repo/.deps/venv"
 log "done"
-echo "$prefix/torch/share/cmake/Torch"
+"$repo/.deps/venv/bin/python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path + "/Torch")' 2>/dev/null

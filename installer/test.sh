@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command (2), also what CI runs (.ci/run): installs what is missing,
-# builds everything, then runs ctest. Benchmarks (label bench) are not run.
+# builds everything, then runs ctest; then builds the engine-only profile
+# (build-engine/) and runs its unit tests. Benchmarks (label bench) are not run.
 # MEDSYNTH_TEST_LABELS selects labels (a ctest -L regex), e.g. "unit".
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -8,6 +9,22 @@ build="${MEDSYNTH_BUILD_DIR:-$repo/build}"
 "$repo/installer/install.sh" --for full >/dev/null
 "$repo/installer/build.sh"
 "$repo/.ci/check-layers"
-args=(--test-dir "$build" --output-on-failure -LE bench -j 2 --timeout 900)
+args=(--output-on-failure -LE bench -j 2 --timeout 900)
 [ -n "${MEDSYNTH_TEST_LABELS:-}" ] && args+=(-L "$MEDSYNTH_TEST_LABELS")
-exec ctest "${args[@]}"
+status=0
+ctest --test-dir "$build" "${args[@]}" || status=$?
+
+# The engine-only profile of GPU and cluster nodes (issue 18): no Qt, VTK or
+# libssh, built against the pip torch of the venv (.deps/venv, found through
+# torch.utils.cmake_prefix_path), and its unit tests. Its compile lines equal
+# the full build's, so ccache serves them and this costs links and tests only.
+if [ "${MEDSYNTH_SKIP_ENGINE_PROFILE:-0}" != 1 ]; then
+  engine_build="${MEDSYNTH_ENGINE_BUILD_DIR:-$repo/build-engine}"
+  MEDSYNTH_BUILD_DIR="$engine_build" MEDSYNTH_CONSOLE=off \
+    MEDSYNTH_CMAKE_ARGS="-DMEDSYNTH_TORCH_PYTHON=$repo/.deps/venv/bin/python ${MEDSYNTH_CMAKE_ARGS:-}" "$repo/installer/build.sh"
+  if grep -qE '^(Qt6_DIR|VTK_DIR):PATH=/' "$engine_build/CMakeCache.txt"; then
+    echo "test.sh: the engine-only build found Qt or VTK" >&2; status=1
+  fi
+  ctest --test-dir "$engine_build" --output-on-failure -L "${MEDSYNTH_TEST_LABELS:-unit}" -LE bench -j 2 --timeout 900 || status=$?
+fi
+exit "$status"
