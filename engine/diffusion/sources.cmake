@@ -17,10 +17,13 @@ target_sources(medsynth_engine PRIVATE
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/encode_stage.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generate_stage.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/generation_provenance.cpp
   ${CMAKE_CURRENT_LIST_DIR}/latent_autoencoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/latent_batch_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/latent_files.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ldm_pipeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ldm_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_import.cpp)
+# Provenance in generated files: no LibTorch, so the console links it too.
+target_sources(medsynth_provenance PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/generation_provenance.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/volume_provenance.cpp)

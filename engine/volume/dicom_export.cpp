@@ -137,8 +137,8 @@ itk_detail::DicomTags series_tags(const DicomExportOptions& options, const Serie
       {"0008|0023", ids.date}, {"0008|0033", ids.time},
       {"0008|0050", ""},  // AccessionNumber (type 2)
       {"0008|0090", ""},  // ReferringPhysicianName (type 2)
-      {"0010|0010", "SYNTHETIC^MEDSYNTH"},
-      {"0010|0020", "MEDSYNTH-SYNTHETIC"},
+      {"0010|0010", options.patient_name},
+      {"0010|0020", options.patient_id},
       {"0010|0030", ""},
       {"0010|0040", ""},
       {"0018|5100", "HFS"},  // PatientPosition: the volume's LPS axes taken as head first supine
@@ -227,10 +227,28 @@ DicomRescale choose_dicom_rescale(DicomModality modality, float min, float max) 
   return {span / 65535, static_cast<double>(min) + span / 2};
 }
 
+void check_dicom_export_options(const DicomExportOptions& options) {
+  // Single-valued string VRs of the default repertoire (no SpecificCharacterSet).
+  const auto check = [](const char* field, const std::string& value, bool required) {
+    if (required && value.find_first_not_of(' ') == std::string::npos)
+      throw UsageError(std::string(field) + ": must not be empty (the default says the image is synthetic)");
+    if (value.size() > 64)
+      throw UsageError(std::string(field) + ": at most 64 characters for DICOM (got " + std::to_string(value.size()) +
+                       ")");
+    for (char c : value) {
+      const auto u = static_cast<unsigned char>(c);
+      if (c == '\\') throw UsageError(std::string(field) + ": a backslash separates DICOM values; it cannot be part of one");
+      if (u < 0x20 || u >= 0x7f)
+        throw UsageError(std::string(field) + ": only printable ASCII characters (DICOM's default character set)");
+    }
+  };
+  check("series_description", options.series_description, false);
+  check("patient_name", options.patient_name, true);
+  check("patient_id", options.patient_id, true);
+}
+
 void write_dicom_series(const Volume& volume, const DicomExportOptions& options, const std::string& out_dir) {
-  if (options.series_description.size() > 64)
-    throw UsageError("series_description: at most 64 characters for DICOM (got " +
-                     std::to_string(options.series_description.size()) + ")");
+  check_dicom_export_options(options);
   check_volume(volume, options.source);
   const fs::path dir = checked_out_dir(out_dir);
 

@@ -17,6 +17,11 @@ enum class DicomModality { ct, mr };
 struct DicomExportOptions {
   DicomModality modality = DicomModality::ct;
   std::string series_description = "medsynth synthetic volume";  // (0008,103E), at most 64 characters
+  // (0010,0010) PN and (0010,0020) LO: at most 64 ASCII characters, no backslash,
+  // not empty. The defaults say the image is synthetic; a caller may name the
+  // series for a PACS, the synthetic mark in the other tags stays.
+  std::string patient_name = "SYNTHETIC^MEDSYNTH";
+  std::string patient_id = "MEDSYNTH-SYNTHETIC";
   // One line of provenance for ImageComments/DerivationDescription, e.g.
   // "seed 7, unet checkpoint fnv1a64 0123456789abcdef"; empty when unknown.
   // The caller builds it from the NIfTI's provenance extension.
@@ -24,6 +29,13 @@ struct DicomExportOptions {
   // Names the input in DataError messages (the NIfTI path, typically).
   std::string source = "volume";
 };
+
+// Throws UsageError naming the first bad field (series_description,
+// patient_name, patient_id): too long, empty where a value is needed, a
+// backslash or a character outside printable ASCII (no SpecificCharacterSet
+// is written). write_dicom_series calls it first; the console calls it to
+// check a dialog's fields before it starts.
+void check_dicom_export_options(const DicomExportOptions& options);
 
 // Stored values, per file: stored = round((value - intercept) / slope) as int16.
 struct DicomRescale {

@@ -56,6 +56,12 @@ ViewerToolbar::ViewerToolbar(bool volume_rendering, QWidget* parent) : QWidget(p
   auto* screenshot = new QToolButton(this);
   screenshot->setText(tr("Screenshot…"));
   layout->addWidget(screenshot);
+  export_dicom_ = new QToolButton(this);
+  export_dicom_->setObjectName(QStringLiteral("export_dicom"));
+  export_dicom_->setText(tr("Export DICOM…"));
+  export_dicom_->setToolTip(tr("Write the volume as a DICOM CT/MR series, marked synthetic"));
+  export_dicom_->setEnabled(false);
+  layout->addWidget(export_dicom_);
 
   connect(window_box_, &QComboBox::activated, this, [this](int row) {
     const int value = window_box_->itemData(row).toInt();
@@ -68,7 +74,10 @@ ViewerToolbar::ViewerToolbar(bool volume_rendering, QWidget* parent) : QWidget(p
   });
   connect(reset, &QToolButton::clicked, this, &ViewerToolbar::reset_requested);
   connect(screenshot, &QToolButton::clicked, this, &ViewerToolbar::screenshot_requested);
+  connect(export_dicom_, &QToolButton::clicked, this, &ViewerToolbar::export_dicom_requested);
 }
+
+void ViewerToolbar::set_export_enabled(bool enabled) { export_dicom_->setEnabled(enabled); }
 
 void ViewerToolbar::show_window_preset(std::optional<WindowPreset> preset) {
   const QSignalBlocker block(window_box_);

@@ -1,6 +1,6 @@
 // The row of controls above VolumeViewerWidget's views: window/level preset,
 // colormap, 3D transfer-function preset, the label map (LabelOverlayControls:
-// open, show/hide, opacity), reset and screenshot. Emits what the
+// open, show/hide, opacity), reset, screenshot and Export DICOM…. Emits what the
 // user picked; the show_* setters reflect the viewer's state without emitting.
 #pragma once
 
@@ -36,6 +36,9 @@ class ViewerToolbar : public QWidget {
   QComboBox* colormap_box() const { return colormap_box_; }
   QComboBox* volume_box() const { return volume_box_; }
   LabelOverlayControls* label_controls() const { return label_controls_; }
+  QToolButton* export_dicom_button() const { return export_dicom_; }
+  // Export DICOM… needs a volume.
+  void set_export_enabled(bool enabled);
 
  signals:
   void window_preset_chosen(medsynth::ui::WindowPreset preset);
@@ -43,6 +46,7 @@ class ViewerToolbar : public QWidget {
   void volume_preset_chosen(medsynth::ui::VolumePreset preset);
   void reset_requested();
   void screenshot_requested();
+  void export_dicom_requested();
 
  private:
   QComboBox* window_box_ = nullptr;
@@ -50,6 +54,7 @@ class ViewerToolbar : public QWidget {
   QComboBox* volume_box_ = nullptr;
   QLabel* window_level_label_ = nullptr;
   LabelOverlayControls* label_controls_ = nullptr;
+  QToolButton* export_dicom_ = nullptr;
 };
 
 }  // namespace medsynth::ui

@@ -6,6 +6,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "core/error.hpp"
+#include "diffusion/volume_provenance.hpp"
 
 namespace medsynth::ui {
 
@@ -43,6 +44,12 @@ LoadedVolume load_volume_file(const QString& path, const VolumeReadOptions& read
                         .arg(QFileInfo(path).fileName(), series_folder);
   out.stats = intensity_stats(volume->voxels.data(), volume->voxels.size(), percentiles);
   for (const auto& w : warnings) out.warnings << QString::fromStdString(w);
+  try {
+    out.provenance = read_volume_provenance(source.toStdString());
+  } catch (const DataError& e) {
+    // The image is fine; only its record of how it was made is not.
+    out.warnings << QStringLiteral("provenance not readable: %1").arg(QString::fromStdString(e.reason()));
+  }
   out.volume = std::move(volume);
   return out;
 }

@@ -3,14 +3,17 @@
 // statistics the viewer needs for automatic window/level, on QtConcurrent's
 // pool. Results come back to the GUI thread as signals; a load superseded by
 // a newer one is dropped. Errors are the volume layer's messages, which name
-// the file. Used by VolumeViewerWidget and CompareWidget.
+// the file. Used by VolumeViewerWidget and CompareWidget. The provenance of a
+// generated NIfTI is read here too (for the Export DICOM dialog).
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include <QObject>
 #include <QStringList>
 
+#include "diffusion/generation_provenance.hpp"
 #include "ui/viewer/window_level.hpp"
 #include "volume/volume_io.hpp"
 
@@ -21,6 +24,8 @@ struct LoadedVolume {
   std::shared_ptr<const Volume> volume;
   IntensityStats stats;
   QStringList warnings;  // lenient findings (e.g. qform/sform disagree), not errors
+  // What made it, when a medsynth NIfTI records it (DICOM export shows and writes it).
+  std::optional<GenerationProvenance> provenance;
 };
 
 // Synchronous: read + statistics. One file of a DICOM series loads the series

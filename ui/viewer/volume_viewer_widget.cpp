@@ -13,6 +13,7 @@
 #include <QMetaMethod>
 #include <QMimeData>
 #include <QPainter>
+#include <QPointer>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -20,6 +21,7 @@
 #include <vtkMatrix4x4.h>
 #include <vtkSmartPointer.h>
 
+#include "ui/viewer/dicom_export_dialog.hpp"
 #include "ui/viewer/label_map.hpp"
 #include "ui/viewer/label_overlay_controller.hpp"
 #include "ui/viewer/label_overlay_controls.hpp"
@@ -49,6 +51,8 @@ struct VolumeViewerWidget::Private {
   VolumeRenderView* render_view = nullptr;
   LabelOverlayController* labels = nullptr;
   QString volume_text;  // the message line for the shown volume
+  std::optional<GenerationProvenance> provenance;  // of the shown file, for DICOM export
+  QPointer<DicomExportDialog> export_dialog;
 
   std::shared_ptr<const Volume> volume;
   QString label;
@@ -128,6 +132,7 @@ void VolumeViewerWidget::build_views() {
       else
         show_message(error, true);
     });
+    connect(d_->toolbar, &ViewerToolbar::export_dicom_requested, this, &VolumeViewerWidget::open_export_dialog);
   }
   d_->message = new QLabel(this);
   d_->message->setObjectName(QStringLiteral("viewer_message"));
@@ -221,6 +226,8 @@ void VolumeViewerWidget::show_loaded(const LoadedVolume& loaded) {
   }
   d_->volume = loaded.volume;
   d_->label = loaded.path;
+  d_->provenance = loaded.provenance;
+  if (d_->toolbar != nullptr) d_->toolbar->set_export_enabled(true);
   d_->geometry = geometry;
   d_->stats = loaded.stats;
   d_->image = make_image_data(*loaded.volume);
@@ -266,6 +273,8 @@ void VolumeViewerWidget::set_volume(std::shared_ptr<const Volume> volume, const 
 
 void VolumeViewerWidget::clear() {
   d_->volume.reset();
+  d_->provenance.reset();
+  if (d_->toolbar != nullptr) d_->toolbar->set_export_enabled(false);
   d_->image = nullptr;
   d_->label.clear();
   d_->labels->set_image(nullptr, QString(), nullptr);
@@ -275,6 +284,26 @@ void VolumeViewerWidget::clear() {
   show_message(tr("No volume."), false);
   render_all();
 }
+
+DicomExportDialog* VolumeViewerWidget::open_export_dialog() {
+  if (!d_->volume) return nullptr;
+  if (d_->export_dialog) {
+    d_->export_dialog->raise();
+    d_->export_dialog->activateWindow();
+    return d_->export_dialog;
+  }
+  auto source = app::make_dicom_export_source(d_->label, *d_->volume, d_->provenance,
+                                              suggest_volume_preset(d_->stats) != VolumePreset::mri);
+  auto* dialog = new DicomExportDialog(d_->volume, std::move(source), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &DicomExportDialog::export_finished, this,
+          [this](bool ok, const QString& message) { show_message(message, !ok); });
+  d_->export_dialog = dialog;
+  dialog->open();
+  return dialog;
+}
+
+DicomExportDialog* VolumeViewerWidget::export_dialog() const { return d_->export_dialog; }
 
 bool VolumeViewerWidget::has_volume() const { return d_->volume != nullptr; }
 bool VolumeViewerWidget::is_loading() const { return d_->loader->is_loading(); }

@@ -1,6 +1,7 @@
 // The volume viewer (issue 6): axial, coronal and sagittal slice views with a
 // linked crosshair, a 3D rendering, window/level presets and colormaps, the
-// voxel value and LPS position under the mouse, drag-and-drop, screenshots.
+// voxel value and LPS position under the mouse, drag-and-drop, screenshots,
+// export as a DICOM series (DicomExportDialog).
 // Volumes open off the GUI thread (VolumeLoader); a file the volume layer
 // rejects shows its message inside the widget, never a crash. A label map can
 // be drawn over the slices (LabelOverlayController: fixed colours, opacity,
@@ -32,6 +33,7 @@ class QMimeData;
 
 namespace medsynth::ui {
 
+class DicomExportDialog;
 class LabelOverlayController;
 class SliceView;
 class ViewerToolbar;
@@ -100,6 +102,12 @@ class VolumeViewerWidget : public QWidget {
   SliceView* slice_view(SliceOrientation orientation) const;
   VolumeRenderView* volume_view() const;  // null without volume rendering
   ViewerToolbar* toolbar() const;         // null without controls
+
+  // "Export DICOM…" (the toolbar button): the dialog for the shown volume,
+  // opened window-modal without blocking; null without a volume. Its outcome
+  // (folder and file count, or the engine's message) goes to the message line.
+  DicomExportDialog* open_export_dialog();
+  DicomExportDialog* export_dialog() const;  // the open one, or null
 
   // The views as one image (2x2: axial, coronal / sagittal, 3D).
   QImage grab_views();

@@ -99,9 +99,12 @@ TEST_F(DicomExport, MarksEveryFileSyntheticWithOneSeriesAndDistinctInstances) {
   DicomExportOptions options;
   options.series_description = "phantom test";
   options.provenance = "seed 7, unet checkpoint fnv1a64 0123456789abcdef";
+  options.patient_id = "MEDSYNTH-SYNTHETIC-7";
   write_dicom_series(volume_, options, out.string());
   const auto files = series_files(out);
   const fs::path first = files.front();
+  EXPECT_EQ(tag(first, "0010|0010"), "SYNTHETIC^MEDSYNTH");
+  EXPECT_EQ(tag(first, "0010|0020"), "MEDSYNTH-SYNTHETIC-7");
   EXPECT_EQ(tag(first, "0008|0060"), "CT");
   EXPECT_EQ(tag(first, "0008|0016"), "1.2.840.10008.5.1.4.1.1.2");
   EXPECT_EQ(tag(first, "0008|0008"), "DERIVED\\SECONDARY\\AXIAL");
@@ -211,6 +214,24 @@ TEST_F(DicomExport, RefusesAFolderInUseAndLeavesNothingBehindOnBadInput) {
   EXPECT_THROW(write_dicom_series(volume_, {}, (dir_ / "sheared").string()), DataError);
   options.series_description = std::string(65, 'a');
   EXPECT_THROW(write_dicom_series(volume_, options, (dir_ / "long").string()), UsageError);
+  // Patient fields: named in the message, checked before any folder is made.
+  const auto refusal = [&](DicomExportOptions bad) {
+    try {
+      write_dicom_series(volume_, bad, (dir_ / "patient").string());
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no UsageError");
+  };
+  DicomExportOptions bad;
+  bad.patient_name = "SMITH\\JOHN";
+  EXPECT_EQ(refusal(bad).rfind("patient_name: a backslash", 0), 0u) << refusal(bad);
+  bad = {};
+  bad.patient_id = "";
+  EXPECT_EQ(refusal(bad).rfind("patient_id: must not be empty", 0), 0u) << refusal(bad);
+  bad = {};
+  bad.series_description = "caf\xc3\xa9";
+  EXPECT_EQ(refusal(bad).rfind("series_description: only printable ASCII", 0), 0u) << refusal(bad);
   // Only the folders made above: no temp folder left.
   std::set<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir_.path())) names.insert(entry.path().filename().string());

@@ -101,6 +101,19 @@ QString write_garbage(const QString& path) {
   return path;
 }
 
+GenerationProvenance sample_provenance() {
+  GenerationProvenance p;
+  p.engine_version = "0.9.0";
+  p.unet_checkpoint = "/runs/ldm/checkpoints/unet-last.safetensors";
+  p.unet_checkpoint_hash = "0123456789abcdef";
+  p.autoencoder_checkpoint = "/runs/ae/checkpoints/last.safetensors";
+  p.autoencoder_checkpoint_hash = "fedcba9876543210";
+  p.scheduler = "rectified_flow";
+  p.num_inference_steps = 30;
+  p.seed = 1234;
+  return p;
+}
+
 QString test_output_dir() {
   QString dir = qEnvironmentVariable("MEDSYNTH_VIEWER_TEST_OUTPUT");
 #ifdef MEDSYNTH_VIEWER_TEST_OUTPUT_DEFAULT

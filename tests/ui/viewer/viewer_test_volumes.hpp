@@ -7,6 +7,7 @@
 #include <QPointF>
 #include <QString>
 
+#include "diffusion/generation_provenance.hpp"
 #include "ui/viewer/volume_geometry.hpp"
 #include "volume/volume.hpp"
 
@@ -33,6 +34,11 @@ struct Box {
 };
 Box marker_box();
 Vec3 marker_center();
+
+// A generated volume's provenance (seed 1234, rectified_flow 30 steps, UNet
+// unet-last.safetensors fnv1a64 0123456789abcdef, autoencoder fnv1a64
+// fedcba9876543210), no job; for the DICOM export tests.
+GenerationProvenance sample_provenance();
 
 // Writes with medsynth::write_volume; returns the path.
 QString write_nifti(const Volume& volume, const QString& path);
