@@ -42,6 +42,12 @@ CASES = {
     "vqgan": ("resources/jobs/vqgan-tiny.yaml",
               ["training.max_steps=16", "training.val_every_steps=8",
                "data.num_train=2", "data.num_val=1"], []),
+    # The discriminator's phase: not bit-reproducible even between two runs of
+    # one build (main at dae5a59 too: losses part at the 4th digit 3 steps after
+    # the discriminator joins), so it is left out of the default cases.
+    "vqgan-gan": ("resources/jobs/vqgan-tiny.yaml",
+                  ["training.max_steps=16", "training.val_every_steps=8", "model.vqgan.discriminator_iter_start=8",
+                   "data.num_train=2", "data.num_val=1"], []),
     "survival": ("resources/jobs/survival-tiny.yaml",
                  ["training.max_steps=8", "training.val_every_steps=4", "training.batch_size=4",
                   "data.num_train=16", "data.num_val=8"], []),
@@ -163,7 +169,8 @@ def main():
     p.add_argument("--after", required=True, help="medsynth-engine with the change")
     p.add_argument("--work", required=True, help="scratch folder (before/ and after/ runs)")
     p.add_argument("--reuse-before", action="store_true", help="keep the before runs of an earlier call")
-    p.add_argument("--cases", default=",".join(CASES), help="comma-separated subset of " + ",".join(CASES))
+    default = [c for c in CASES if c != "vqgan-gan"]
+    p.add_argument("--cases", default=",".join(default), help="comma-separated subset of " + ",".join(CASES))
     a = p.parse_args()
     ok = True
     for name in a.cases.split(","):
