@@ -2,8 +2,9 @@
 """Bit-identity of two medsynth-engine builds on short deterministic jobs.
 
 A refactoring of the training loop must not move one bit: this runs the same
-short jobs (autoencoder, autoencoder with injected NaNs and rollbacks, the ldm
-pipeline, vqgan, survival; one thread each) with a "before" and an "after"
+short jobs (autoencoder, autoencoder with injected NaNs and rollbacks, the
+autoencoder on two ranks through the launcher, the ldm pipeline, vqgan,
+survival; one thread per rank) with a "before" and an "after"
 binary and compares every tensor of every checkpoint file by name and bytes,
 every metric event (step, name, value; throughput is wall-clock and left out)
 and the validation tables written to output/. Not part of CI: it needs two
@@ -36,6 +37,12 @@ CASES = {
                                "training.gradient_accumulation_steps=2", "training.nan_max_bad_steps=1",
                                "checkpoint.every_steps=4", "data.num_train=8", "data.num_val=2"],
                               ["--inject-nan-at", "3,9"]),
+    # Two ranks through our launcher (Gloo): the step agreement, gradient
+    # buckets and the validation reduce; `--launch N` below.
+    "autoencoder-2ranks": ("resources/jobs/quickstart.yaml",
+                           ["training.max_steps=12", "training.val_every_steps=6", "training.warmup_steps=3",
+                            "data.num_train=8", "data.num_val=2", "distributed.check_parameters_every=4"],
+                           ["--launch", "2"]),
     "ldm": ("resources/jobs/ldm-tiny.yaml",
             ["ldm.autoencoder_steps=8", "training.max_steps=8", "training.val_every_steps=4", "training.warmup_steps=2",
              "scheduler.num_inference_steps=3", "generate.evaluate=false", "data.num_train=4", "data.num_val=1"], []),
@@ -61,7 +68,12 @@ def run_case(binary, name, work, side):
     runs = os.path.join(work, "running", name)
     shutil.rmtree(runs, ignore_errors=True)
     os.makedirs(runs)
-    cmd = [binary, "train", os.path.join(SOURCE, job), *COMMON, *overrides, *extra, "--runs-dir", runs, "--no-progress", "--quiet"]
+    launch = []
+    if "--launch" in extra:
+        i = extra.index("--launch")
+        launch = ["launch", "--nproc-per-node", extra[i + 1]]
+        extra = extra[:i] + extra[i + 2:]
+    cmd = [binary, *launch, "train", os.path.join(SOURCE, job), *COMMON, *overrides, *extra, "--runs-dir", runs, "--no-progress", "--quiet"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"{name}: {' '.join(cmd)} exited {r.returncode}\n{r.stderr[-3000:]}")
