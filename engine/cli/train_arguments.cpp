@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "cli/job_arguments.hpp"
 #include "config/job_loader.hpp"
@@ -86,6 +87,18 @@ ResolvedRun resolve_run(const TrainArguments& a, const JobSpec& job) {
     write_text_file_atomic(r.run.job_file(), job_to_yaml(job));
   }
   return r;
+}
+
+TrainingTestHooks training_test_hooks(const TrainArguments& a) {
+  TrainingTestHooks hooks;
+  std::stringstream steps(a.inject_nan);
+  for (std::string s; std::getline(steps, s, ',');)
+    if (!s.empty()) hooks.inject_nan_at_steps.insert(std::stoi(s));
+  if (const auto colon = a.test_kill.find(':'); colon != std::string::npos) {
+    hooks.kill_rank = std::stoi(a.test_kill.substr(0, colon));
+    hooks.kill_step = std::stoi(a.test_kill.substr(colon + 1));
+  }
+  return hooks;
 }
 
 std::vector<std::string> worker_train_argv(const TrainArguments& a) {

@@ -8,6 +8,7 @@
 
 #include "config/job_spec.hpp"
 #include "run/run_directory.hpp"
+#include "train/training_test_hooks.hpp"
 
 namespace CLI {
 class App;
@@ -25,8 +26,8 @@ struct TrainArguments {
   bool json = false;
   bool quiet = false;
   bool no_progress = false;
-  std::string inject_nan;
-  std::string test_kill;  // hidden: "RANK:STEP" - that rank SIGKILLs itself after that step (launcher tests)
+  std::string inject_nan;  // hidden: "5,6,7" - the loss of these optimizer steps becomes NaN (NaN guard tests)
+  std::string test_kill;   // hidden: "RANK:STEP" - that rank SIGKILLs itself after that step (launcher tests)
   std::string run_dir;  // hidden; set by the launcher: the run directory it created (all ranks share it)
 };
 
@@ -44,6 +45,10 @@ struct ResolvedRun {
 // written), or the one --resume / checkpoint.resume names ("auto": the newest
 // run of this job with a last checkpoint). UsageError for a missing target.
 ResolvedRun resolve_run(const TrainArguments& a, const JobSpec& job);
+
+// The trainer's test hooks that the hidden --inject-nan-at and
+// --test-kill-self ask for; empty without them (every real run).
+TrainingTestHooks training_test_hooks(const TrainArguments& a);
 
 // The command line of a worker: `train` and the arguments minus --resume and
 // --run-dir (the launcher sets those per attempt).

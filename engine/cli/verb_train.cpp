@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 
 #include "cli/job_arguments.hpp"
 #include "cli/process_group_from_environment.hpp"
@@ -93,13 +92,7 @@ int run(const TrainArguments& given) {
   options.json_stdout = a.json;
   options.quiet = a.quiet;
   options.progress_bar = !a.no_progress && env.rank == 0;
-  std::stringstream steps(a.inject_nan);
-  for (std::string s; std::getline(steps, s, ',');)
-    if (!s.empty()) options.inject_nan_at_steps.insert(std::stoi(s));
-  if (const auto colon = a.test_kill.find(':'); colon != std::string::npos) {
-    options.test_kill_rank = std::stoi(a.test_kill.substr(0, colon));
-    options.test_kill_step = std::stoi(a.test_kill.substr(colon + 1));
-  }
+  options.test_hooks = training_test_hooks(a);
   install_stop_handlers();
   options.stop_signal = &stop_flag();
 

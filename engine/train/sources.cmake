@@ -19,5 +19,12 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/torch_archive.cpp
   ${CMAKE_CURRENT_LIST_DIR}/torch_archive_contents.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_checkpoints.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_report.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_session.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_setup.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_state.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_step.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_test_hook_points.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_validation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/vqgan_task.cpp)

@@ -9,19 +9,23 @@
 // rank, validation split across ranks and reduced, loss/stop/NaN decisions
 // agreed by one small all-reduce per step. Rank 0 alone writes events and
 // checkpoints; every rank logs to logs/rank{R}.log.
-// Called by the CLI's train verb and by tests.
+// Called by the CLI's train verb, the ldm pipeline and tests. The loop itself
+// is split by job: training_setup (building the run), training_step (one
+// optimizer step and the NaN guard), training_report (metrics, progress, the
+// run's end), training_checkpoints, training_validation; trainer.cpp holds
+// the loop that calls them.
 #pragma once
 
 #include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 
 #include "config/job_spec.hpp"
 #include "events/event_writer.hpp"
 #include "run/run_directory.hpp"
+#include "train/training_test_hooks.hpp"
 
 namespace medsynth {
 
@@ -43,11 +47,8 @@ struct TrainerOptions {
   // A pipeline's stage: its events also go to the pipeline's stream (which is
   // then the only one echoed to stdout; see EventForwarding).
   EventForwarding forward_events;
-  std::set<int> inject_nan_at_steps;  // test hook: make the loss NaN at these optimizer steps (once each)
   const std::atomic<int>* stop_signal = nullptr;  // non-zero: save a checkpoint and stop (SIGINT/SIGTERM)
-  int stop_after_step = -1;           // test hook: behave as if signalled once this step is done
-  int test_kill_rank = -1;            // test hook: this rank SIGKILLs itself after step test_kill_step
-  int test_kill_step = -1;
+  TrainingTestHooks test_hooks;       // tests only: NaN losses, a stop or a SIGKILL at given steps; empty in production
   // The job's task; empty: the tasks of train/ by job.task (make_task below).
   // The ldm pipeline passes its diffusion task here.
   std::function<std::unique_ptr<Task>(const JobSpec&)> make_task;

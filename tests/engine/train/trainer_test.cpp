@@ -118,10 +118,10 @@ TEST(Trainer, ResumedRunContinuesBitIdentically) {
   run_training(job, straight);
 
   auto first = options_for(job);
-  first.stop_after_step = 3;
+  first.test_hooks.stop_after_step = 3;
   EXPECT_THROW(run_training(job, first), Interrupted);
   TrainerOptions second = first;
-  second.stop_after_step = -1;
+  second.test_hooks.stop_after_step = -1;
   second.resume_from = first.run.checkpoints_dir() + "/last.safetensors";
   run_training(job, second);
 
@@ -141,7 +141,7 @@ TEST(Trainer, NanGuardSkipsStepsThenRollsBackWithALowerLearningRate) {
   job.training.max_steps = 10;
   job.training.nan_max_bad_steps = 3;
   auto options = options_for(job);
-  options.inject_nan_at_steps = {2, 6, 7};  // one isolated, then... (6 and 7 are consecutive attempts at the same step)
+  options.test_hooks.inject_nan_at_steps = {2, 6, 7};  // one isolated, then... (6 and 7 are consecutive attempts at the same step)
   TrainResult r = run_training(job, options);
   EXPECT_EQ(r.steps, 10);
   EXPECT_GE(r.skipped_steps, 2);
@@ -151,7 +151,7 @@ TEST(Trainer, NanGuardSkipsStepsThenRollsBackWithALowerLearningRate) {
   auto rolled = options_for(job);
   // The step counter does not advance on a skipped step, so one injected
   // step number is hit once; three different steps in a row need a counter:
-  rolled.inject_nan_at_steps = {5};
+  rolled.test_hooks.inject_nan_at_steps = {5};
   job.training.nan_max_bad_steps = 1;  // a single bad step already rolls back
   TrainResult r2 = run_training(job, rolled);
   EXPECT_EQ(r2.rollbacks, 1);

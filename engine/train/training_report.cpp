@@ -1,0 +1,137 @@
+#include "train/training_report.hpp"
+
+#include <ATen/Parallel.h>
+
+#include <chrono>
+
+#include "dist/gradient_sync.hpp"
+#include "dist/process_group.hpp"
+#include "events/event_writer.hpp"
+#include "events/progress_bar.hpp"
+#include "events/run_logger.hpp"
+#include "train/checkpoint_store.hpp"
+#include "train/task.hpp"
+
+namespace medsynth {
+namespace {
+
+double seconds_since(TrainingClock::time_point t) { return std::chrono::duration<double>(TrainingClock::now() - t).count(); }
+
+int epochs_of_run(const TrainingSession& s) { return (s.total_steps + s.steps_per_epoch - 1) / s.steps_per_epoch; }
+
+void emit_run_started(TrainingSession& s) {
+  const JobSpec& job = s.job;
+  RunStartedEvent e;
+  e.run_dir = s.options.run.root;
+  e.job_name = job.name;
+  e.task = job.task;
+  e.config_hash = s.identity.config_hash;
+  e.world_size = s.world_size;
+  e.effective_batch = static_cast<std::int64_t>(job.training.batch_size) * s.world_size * s.accum;
+  e.total_steps = s.total_steps;
+  e.device = s.device.str();
+  e.extra = {{"amp", s.amp},
+             {"memory_format", s.memory_format == at::MemoryFormat::ChannelsLast3d ? "channels_last_3d" : "contiguous"},
+             {"threads", at::get_num_threads()},
+             {"train_volumes", s.train_set ? s.train_set->size() : s.loader->item_count()},
+             {"val_volumes", s.val_set ? s.val_set->size() : 0},
+             {"resumed_from", s.options.resume_from},
+             {"init_weights", s.options.init_weights},
+             {"model_hash", s.identity.model_hash},
+             {"backend", s.dist ? s.dist->backend_name() : std::string("none")},
+             {"gradient_buckets", s.sync ? static_cast<int>(s.sync->bucket_count(0)) : 0},
+             {"batch_per_rank", job.training.batch_size},
+             {"accumulation", s.accum}};
+  s.events->run_started(e);
+}
+
+std::string run_description(const TrainingSession& s) {
+  std::string ranks;
+  if (s.dist)
+    ranks = " as rank " + std::to_string(s.rank) + " of " + std::to_string(s.world_size) + " (" + s.dist->backend_name() +
+            (s.dist->peer_address().empty() ? std::string() : " on " + s.dist->peer_address()) + ")";
+  const std::string data = s.train_set ? std::to_string(s.train_set->size()) + " train / " + std::to_string(s.val_set->size()) + " val volumes, "
+                                       : std::to_string(s.loader->item_count()) + " training items on this rank, ";
+  return "training " + s.job.task + " on " + s.device.str() + ranks + " for " + std::to_string(s.total_steps) + " steps (" + data +
+         std::to_string(at::get_num_threads()) + " threads)";
+}
+
+void log_loss_window(TrainingSession& s, TrainingLoopState& loop, const StepAttempt& step) {
+  const double seconds = seconds_since(loop.window_start);
+  const double mean_loss = loop.window_loss / loop.window_steps;
+  s.metric("train/loss", mean_loss);
+  for (const auto& [name, value] : step.terms) s.metric(name, value / s.accum);
+  s.metric("lr", step.lr);
+  // Throughput of the whole run: every rank processes its own batches.
+  const double samples = static_cast<double>(s.job.training.batch_size) * s.accum * loop.window_steps * s.world_size;
+  const double vox_per_s = seconds > 0 ? static_cast<double>(s.voxels_per_batch) * s.accum * loop.window_steps * s.world_size / seconds : 0;
+  s.metric("throughput/vox_per_s", vox_per_s);
+  const double eta = seconds / loop.window_steps * (s.total_steps - s.progress.step);
+  if (s.events) s.events->progress(s.progress.step, s.total_steps, s.progress.epoch, epochs_of_run(s), seconds > 0 ? samples / seconds : 0, eta);
+  loop.result.final_train_loss = mean_loss;
+  loop.window_loss = 0;
+  loop.window_steps = 0;
+  loop.window_start = TrainingClock::now();
+}
+
+}  // namespace
+
+void announce_run(TrainingSession& s) {
+  if (s.events) emit_run_started(s);
+  if (s.options.resume_from.empty() && s.rank0) s.save_last();  // the NaN guard's rollback target before the first validation
+  s.info(run_description(s));
+  if (s.job.training.amp && !s.amp)  // after the run's own first lines
+    s.warn("training.amp: this CPU has no native bf16 (no AVX-512/AMX), where bf16 autocast runs many times slower than "
+           "fp32; training in fp32 (MEDSYNTH_CPU_BF16=1 forces bf16)");
+  if (s.options.progress_bar && !s.options.quiet) s.bar = std::make_unique<ProgressBar>();
+  if (s.bar) s.logger->attach_progress_bar(s.bar.get());
+}
+
+void report_step(TrainingSession& s, TrainingLoopState& loop, const StepAttempt& step) {
+  if (s.progress.step % s.job.output.log_every_steps == 0 || s.progress.step == s.total_steps) log_loss_window(s, loop, step);
+  if (!s.bar) return;
+  ProgressState state;
+  state.step = s.progress.step;
+  state.total_steps = s.total_steps;
+  state.epoch = s.progress.epoch;
+  state.epochs = epochs_of_run(s);
+  state.loss = step.loss;
+  s.bar->update(state);
+}
+
+TrainResult finish_run(TrainingSession& s, TrainingLoopState& loop) {
+  if (s.bar) s.bar->finish();
+  if (!loop.validated_at_end) {  // resumed at the end, or zero steps left
+    auto metrics = s.validate(s.validation_set(), s.job.output.save_reconstructions, true);
+    s.save_checkpoints(metrics);
+  }
+  TrainResult result = loop.result;
+  result.final_metrics = s.progress.last_metrics;
+  result.steps = s.progress.step;
+  result.rollbacks = s.progress.rollbacks;
+  result.last_checkpoint = s.options.run.checkpoints_dir() + "/last.safetensors";
+  if (s.store && !s.store->best().empty()) result.best_checkpoint = s.store->best().front().path;
+  if (s.sync) {
+    const auto& st = s.sync->stats();
+    s.info("gradient sync: " + std::to_string(st.syncs) + " syncs, " + std::to_string(st.buckets_launched) + " bucket all-reduces (" +
+           std::to_string(st.buckets_launched_in_backward) + " launched during backward), " +
+           std::to_string(static_cast<double>(st.bytes_reduced) / 1e6) + " MB, exposed wait " + std::to_string(st.exposed_wait_seconds) + " s");
+  }
+  if (s.dist) s.dist->barrier("end of training");  // nobody leaves while rank 0 still writes (or hosts the store)
+  if (s.events) s.events->run_finished("completed", result.final_metrics, seconds_since(s.started));
+  s.info("run finished after " + std::to_string(result.steps) + " steps; checkpoints in " + s.options.run.checkpoints_dir());
+  return result;
+}
+
+void report_stopped(TrainingSession& s, const Interrupted& e) {
+  if (s.events) s.events->run_finished("stopped", s.progress.last_metrics, seconds_since(s.started));
+  s.logger->warn(e.what());
+}
+
+void report_failed(TrainingSession& s, ErrorKind kind, const std::string& what) {
+  if (s.bar) s.bar->finish();
+  if (s.events) s.events->run_failed(kind, what, kind == ErrorKind::data ? 3 : kind == ErrorKind::usage ? 2 : 1);
+  s.logger->error(what);
+}
+
+}  // namespace medsynth

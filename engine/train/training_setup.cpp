@@ -1,0 +1,186 @@
+#include "train/training_setup.hpp"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/optim/adamw.h>
+
+#include "config/job_loader.hpp"
+#include "core/error.hpp"
+#include "data/batch_loader.hpp"
+#include "dist/gradient_sync.hpp"
+#include "dist/process_group.hpp"
+#include "events/event_writer.hpp"
+#include "events/run_logger.hpp"
+#include "events/tensorboard_writer.hpp"
+#include "train/autocast_scope.hpp"
+#include "train/checkpoint_store.hpp"
+#include "train/device_choice.hpp"
+#include "train/ema_weights.hpp"
+#include "train/task.hpp"
+
+namespace medsynth {
+namespace {
+
+// The layout measured faster in docs/performance.md for this device and precision.
+at::MemoryFormat resolve_memory_format(const std::string& requested, bool amp, const c10::Device& device) {
+  if (requested == "channels_last_3d") return at::MemoryFormat::ChannelsLast3d;
+  if (requested == "contiguous" || device.is_cuda() || amp) return at::MemoryFormat::Contiguous;
+  return at::MemoryFormat::ChannelsLast3d;
+}
+
+void apply_memory_format(Task& task, at::MemoryFormat format) {
+  if (format == at::MemoryFormat::Contiguous) return;
+  for (const auto& m : task.modules())
+    for (auto& p : m.module->parameters())
+      if (p.dim() == 5) p.set_data(p.data().contiguous(format));
+}
+
+void seed_and_choose_device(TrainingSession& s) {
+  const TrainingSpec& training = s.job.training;
+  if (training.num_threads > 0) at::set_num_threads(training.num_threads);
+  at::manual_seed(static_cast<uint64_t>(training.base_seed + s.rank));
+  s.device = s.dist ? s.dist->device() : training_device(training.device, 0);
+  if (training.deterministic && s.device.is_cuda()) {
+    // On CPU the same seed and thread count already give the same run (the
+    // resume test checks it bit for bit); torch's global deterministic mode
+    // cost 27% of the CPU step here, so it is only asked for on CUDA, where
+    // cuDNN's autotuner and atomics would otherwise vary between runs.
+    at::globalContext().setDeterministicCuDNN(true);
+    at::globalContext().setBenchmarkCuDNN(false);
+    at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/true);
+  }
+}
+
+LoaderOptions patch_loader_options(const JobSpec& job, int rank, int world_size) {
+  LoaderOptions lo;
+  lo.batch_size = job.training.batch_size;
+  lo.patch_size = job.data.patch_size;
+  lo.random_flip = job.data.random_flip;
+  lo.shuffle = true;
+  lo.drop_last = job.distributed.drop_last;
+  lo.base_seed = static_cast<std::uint64_t>(job.training.base_seed);
+  lo.rank = rank;
+  lo.world_size = world_size;
+  lo.num_workers = job.data.num_workers;
+  lo.prefetch = job.data.prefetch;
+  return lo;
+}
+
+// Patches of the job's volumes, unless the task brings its own data; then the length of the run.
+void make_data(TrainingSession& s) {
+  const JobSpec& job = s.job;
+  s.loader = s.task->make_batch_source(s.rank, s.world_size);
+  if (!s.loader) {
+    s.train_set.emplace(job.data, "train", job.training.base_seed);
+    s.val_set.emplace(job.data, "val", job.training.base_seed);
+    s.loader = std::make_unique<BatchLoader>(*s.train_set, patch_loader_options(job, s.rank, s.world_size));
+  }
+  s.accum = job.training.gradient_accumulation_steps;
+  s.steps_per_epoch = static_cast<int>(s.loader->batches_per_epoch()) / s.accum;
+  if (s.steps_per_epoch < 1)
+    throw UsageError("training: " + std::to_string(s.loader->batches_per_epoch()) + " batches per epoch cannot fill one optimizer step of " +
+                     std::to_string(s.accum) + " accumulation steps; lower training.batch_size or gradient_accumulation_steps or add data");
+  s.total_steps = job.training.max_steps > 0 ? job.training.max_steps : job.training.epochs * s.steps_per_epoch;
+}
+
+void place_model(TrainingSession& s) {
+  s.task->to(s.device);
+  // amp as it will run: bf16 autocast on a CPU without native bf16 would be
+  // far slower than fp32 (autocast_scope.hpp), so it is fp32 there.
+  s.amp = s.job.training.amp && autocast_pays_off(s.device.type());
+  s.memory_format = resolve_memory_format(s.job.training.memory_format, s.amp, s.device);
+  apply_memory_format(*s.task, s.memory_format);
+  s.task->train_mode(true);
+  for (const auto& m : s.task->modules()) {
+    for (const auto& p : m.module->named_parameters()) {
+      s.parameter_names.push_back(m.name + "." + p.key());
+      s.parameters.push_back(p.value());
+    }
+    for (const auto& b : m.module->named_buffers()) {
+      s.parameter_names.push_back(m.name + "." + b.key());
+      s.parameters.push_back(b.value());
+    }
+  }
+}
+
+// Before the broadcast and the EMA copy: both then start from these weights.
+void load_start_weights(TrainingSession& s) {
+  if (!s.options.init_weights.empty()) {
+    restore_weights(*s.task, read_tensor_file(s.options.init_weights), s.options.init_weights);
+    s.info("starting from the weights of " + s.options.init_weights);
+  }
+  // DDP's start: every rank begins from rank 0's weights (a fresh init
+  // differs per rank seed). Before the EMA copy and the resume, which then
+  // agree on every rank too.
+  if (s.dist) s.dist->broadcast(s.parameters, 0, "parameter broadcast");
+}
+
+void make_optimizers(TrainingSession& s) {
+  const TrainingSpec& training = s.job.training;
+  for (auto& group : s.task->optimizer_groups()) {
+    torch::optim::AdamWOptions ao(training.lr * group.lr_multiplier);
+    ao.betas({training.betas[0], training.betas[1]}).weight_decay(training.weight_decay);
+    OptimizerSlot slot{group, nullptr};
+    slot.optimizer = std::make_unique<torch::optim::AdamW>(group.parameters, ao);
+    s.optimizers.push_back(std::move(slot));
+  }
+  s.ema = std::make_unique<EmaWeights>(*s.task, training.ema_decay);
+  s.scaler = LossScaler(LossScalerOptions{.enabled = s.amp && s.device.is_cuda()});
+  s.schedule = {training.lr, training.warmup_steps, s.total_steps, training.lr_schedule, training.min_lr_ratio};
+}
+
+void open_checkpoints(TrainingSession& s) {
+  const JobSpec& job = s.job;
+  s.identity = {job.task, model_config_hash(job), job_config_hash(job), job_to_yaml(job)};
+  // Only rank 0 owns the checkpoint folder (the store sweeps stale temp files
+  // when it opens, which must never race rank 0's writes).
+  if (s.rank0)
+    s.store = std::make_unique<CheckpointStore>(CheckpointStoreOptions{s.options.run.checkpoints_dir(), job.checkpoint.keep_best,
+                                                                       job.checkpoint.metric, job.checkpoint.mode, job.checkpoint.name_prefix});
+  const std::string& from = s.options.resume_from;
+  if (from.empty()) return;
+  TensorFile file = read_tensor_file(from);
+  check_checkpoint_identity(file, from, s.identity);
+  s.progress = restore_training_state(*s.task, s.optimizers, file, from, s.ema.get());
+  s.scaler.restore(s.progress.scaler_scale, s.progress.scaler_growth_tracker);
+  s.info("resumed from " + from + " at step " + std::to_string(s.progress.step));
+}
+
+void make_gradient_sync(TrainingSession& s) {
+  if (!s.dist) return;
+  std::vector<std::vector<at::Tensor>> groups;
+  for (const auto& slot : s.optimizers) groups.push_back(slot.group.parameters);
+  s.sync = std::make_unique<GradientSync>(*s.dist, std::move(groups),
+                                          GradientSyncOptions{s.job.distributed.bucket_cap_mb, s.job.distributed.overlap});
+}
+
+}  // namespace
+
+void open_run_outputs(TrainingSession& s) {
+  const TrainerOptions& o = s.options;
+  s.logger = std::make_unique<RunLogger>(
+      RunLoggerOptions{.path = o.run.rank_log(s.rank), .rank = s.rank, .stderr_level = o.quiet ? LogLevel::warn : LogLevel::info});
+  if (!s.rank0) return;
+  s.events = std::make_unique<EventWriter>(
+      EventWriterOptions{.path = o.run.events_file(), .rank = s.rank, .echo_stdout = o.json_stdout, .forward = o.forward_events});
+  if (s.job.output.tensorboard) s.events->attach_tensorboard(std::make_shared<TensorBoardWriter>(o.run.tensorboard_dir()));
+  s.logger->attach_events(s.events.get());
+}
+
+void set_up_training(TrainingSession& s) {
+  seed_and_choose_device(s);
+  s.task = s.options.make_task ? s.options.make_task(s.job) : make_task(s.job);
+  s.task->attach_dist(s.dist);
+  make_data(s);
+  place_model(s);
+  load_start_weights(s);
+  make_optimizers(s);
+  open_checkpoints(s);
+  make_gradient_sync(s);
+  const std::int64_t voxels_per_sample = s.task->voxels_per_sample() > 0
+                                             ? s.task->voxels_per_sample()
+                                             : static_cast<int64_t>(s.job.data.patch_size[0]) * s.job.data.patch_size[1] * s.job.data.patch_size[2];
+  s.voxels_per_batch = static_cast<int64_t>(s.job.training.batch_size) * voxels_per_sample;
+}
+
+}  // namespace medsynth

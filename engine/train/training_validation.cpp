@@ -1,0 +1,87 @@
+// The session's validation (training_session.hpp): every rank validates its
+// share of the held-out volumes; the means are combined weighted by count, so
+// the result equals a one-process validation. Rank 0 writes the task's files.
+#include <chrono>
+#include <fstream>
+#include <string>
+
+#include "core/error.hpp"
+#include "dist/process_group.hpp"
+#include "events/event_writer.hpp"
+#include "events/run_logger.hpp"
+#include "train/ema_weights.hpp"
+#include "train/task.hpp"
+#include "train/training_session.hpp"
+#include "volume/atomic_file.hpp"
+#include "volume/volume_io.hpp"
+
+namespace medsynth {
+namespace {
+
+// Names are the same on every rank (same task); a rank with no volume has
+// none, so rank 0's names (it always has volume 0) are broadcast implicitly
+// by iterating over a fixed list from the task's first result on rank 0.
+std::map<std::string, double> reduce_metrics(DistContext& dist, int step, const ValidationResult& r) {
+  const std::string names_text = dist.share_from_rank0("val-names-" + std::to_string(step), [&] {
+    std::string t;
+    for (const auto& [name, value] : r.metrics) t += name + "\n";
+    return t;
+  }());
+  std::vector<std::string> names;
+  for (std::size_t b = 0, e; (e = names_text.find('\n', b)) != std::string::npos; b = e + 1) names.push_back(names_text.substr(b, e - b));
+  std::vector<double> sums;
+  for (const auto& name : names) {
+    auto it = r.metrics.find(name);
+    sums.push_back(it == r.metrics.end() ? 0.0 : it->second * r.count);
+  }
+  sums.push_back(r.count);
+  sums = dist.all_reduce_sum(sums, "validation metrics");
+  std::map<std::string, double> out;
+  const double count = sums.back();
+  for (std::size_t i = 0; i < names.size() && count > 0; ++i) out[names[i]] = sums[i] / count;
+  return out;
+}
+
+void write_validation_files(TrainingSession& s, const ValidationResult& r, bool write_outputs) {
+  for (const auto& [name, text] : r.files) {
+    const std::string path = s.options.run.output_dir() + "/" + name;
+    write_file_atomically(path, "", [&](const std::string& temp) {
+      std::ofstream out(temp, std::ios::binary);
+      out << text;
+      if (!out.flush()) throw RuntimeError(temp + ": write failed");
+    });
+    if (s.events) s.events->artifact(path, "table", s.progress.step);
+  }
+  if (!write_outputs) return;
+  for (const auto& [stem, volume] : r.outputs) {
+    const std::string path = s.options.run.output_dir() + "/" + stem + ".nii.gz";
+    write_volume(volume, path);
+    if (s.events) s.events->artifact(path, "reconstruction", s.progress.step);
+  }
+}
+
+}  // namespace
+
+std::map<std::string, double> TrainingSession::validate(const VolumeDataset* val, int keep_outputs, bool write_outputs) {
+  const auto started_at = TrainingClock::now();
+  const int shard = dist ? dist->rank() : 0;
+  const int shards = dist ? dist->world_size() : 1;
+  ValidationResult r;
+  {
+    ScopedEmaWeights averaged(*ema);
+    if (val)
+      r = task->validate(*val, validation_items(val->size(), job.training.val_max_volumes, shard, shards), rank0 ? keep_outputs : 0);
+    else
+      r = task->validate_own(shard, shards, rank0 ? keep_outputs : 0);
+  }
+  if (dist) r.metrics = reduce_metrics(*dist, progress.step, r);
+  for (const auto& [name, value] : r.metrics) metric(name, value);
+  progress.last_metrics = r.metrics;
+  std::string line = "validation at step " + std::to_string(progress.step) + ":";
+  for (const auto& [name, value] : r.metrics) line += " " + name + "=" + std::to_string(value);
+  info(line + " (" + std::to_string(std::chrono::duration<double>(TrainingClock::now() - started_at).count()) + " s)");
+  if (rank0) write_validation_files(*this, r, write_outputs);
+  return r.metrics;
+}
+
+}  // namespace medsynth
