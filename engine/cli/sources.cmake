@@ -13,6 +13,7 @@ target_sources(medsynth-engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/verb_regenerate.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_import_maisi.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_info.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_latent.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_group_from_environment.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_validate.cpp

@@ -117,6 +117,7 @@ int run(const TrainArguments& given) {
     if (dist) dist->barrier("stopped");
     throw;
   }
+  if (dist) dist->shutdown();  // NCCL's communicators destroyed in order, not aborted
   if (!a.json && env.rank == 0) {
     std::cout << "run directory: " << options.run.root << "\n";
     for (const auto& [name, value] : result.final_metrics) std::cout << name << " = " << value << "\n";

@@ -135,6 +135,16 @@ std::unique_ptr<DistContext> DistContext::connect(const DistEnvironment& env, co
   return ctx;
 }
 
+void DistContext::shutdown() {
+  if (!backend_) return;
+  try {
+    backend_->shutdown();
+  } catch (const std::exception& e) {
+    throw RuntimeError("rank " + std::to_string(env_.rank) + ": shutting the " + backend_name_ + " process group down failed: " + e.what());
+  }
+  backend_.reset();
+}
+
 DistContext::~DistContext() {
   // Releasing the backend closes its connections; peers that are still in a
   // collective then fail at once instead of waiting for the timeout.

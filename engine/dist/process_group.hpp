@@ -34,6 +34,12 @@ class DistContext {
   static std::unique_ptr<DistContext> connect(const DistEnvironment& env, const ProcessGroupOptions& options,
                                               const c10::Device& device);
   ~DistContext();
+  // The orderly end of a group that finished its work: NCCL flushes and
+  // destroys its communicators (without it ProcessGroupNCCL aborts them in its
+  // destructor and warns that the group was never destroyed). Not called on
+  // error paths, where a dead peer could make the flush wait: the destructor
+  // alone releases the backend there. Collectives after it are not allowed.
+  void shutdown();
 
   int rank() const { return env_.rank; }
   int world_size() const { return env_.world_size; }

@@ -34,12 +34,13 @@ bool autocast_pays_off(c10::DeviceType device) {
   return cpu_has_native_bf16();
 }
 
-AutocastScope::AutocastScope(bool enabled, c10::DeviceType device) : enabled_(enabled && autocast_pays_off(device)), device_(device) {
+AutocastScope::AutocastScope(bool enabled, c10::DeviceType device, std::optional<c10::ScalarType> dtype)
+    : enabled_(enabled && autocast_pays_off(device)), device_(device) {
   if (!enabled_) return;
   previous_enabled_ = at::autocast::is_autocast_enabled(device_);
   previous_dtype_ = at::autocast::get_autocast_dtype(device_);
   at::autocast::set_autocast_enabled(device_, true);
-  at::autocast::set_autocast_dtype(device_, device_ == c10::DeviceType::CUDA ? at::kHalf : at::kBFloat16);
+  at::autocast::set_autocast_dtype(device_, dtype.value_or(device_ == c10::DeviceType::CUDA ? at::kHalf : at::kBFloat16));
   at::autocast::increment_nesting();
 }
 

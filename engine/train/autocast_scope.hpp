@@ -1,8 +1,12 @@
-// RAII autocast region: bf16 on CPU, fp16 on CUDA (the seeds' AMP). Restores
-// the previous state on exit, and clears the cast cache like torch.autocast.
+// RAII autocast region: bf16 on CPU, fp16 on CUDA (the seeds' AMP), or the
+// dtype asked for (bf16 on CUDA needs no loss scaling). Restores the previous
+// state on exit, and clears the cast cache like torch.autocast.
 #pragma once
 
 #include <c10/core/DeviceType.h>
+#include <c10/core/ScalarType.h>
+
+#include <optional>
 
 namespace medsynth {
 
@@ -15,8 +19,9 @@ bool autocast_pays_off(c10::DeviceType device);
 
 class AutocastScope {
  public:
-  // Enabled only when `enabled` and autocast_pays_off(device).
-  AutocastScope(bool enabled, c10::DeviceType device);
+  // Enabled only when `enabled` and autocast_pays_off(device). `dtype`:
+  // the device's default above when not given.
+  AutocastScope(bool enabled, c10::DeviceType device, std::optional<c10::ScalarType> dtype = std::nullopt);
   ~AutocastScope();
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;

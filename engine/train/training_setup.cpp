@@ -4,6 +4,8 @@
 #include <ATen/Parallel.h>
 #include <torch/optim/adamw.h>
 
+#include <cstdlib>
+
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
 #include "data/batch_loader.hpp"
@@ -45,6 +47,10 @@ void seed_and_choose_device(TrainingSession& s) {
     // resume test checks it bit for bit); torch's global deterministic mode
     // cost 27% of the CPU step here, so it is only asked for on CUDA, where
     // cuDNN's autotuner and atomics would otherwise vary between runs.
+    // cuBLAS is deterministic only with a fixed workspace (PyTorch's
+    // "reproducibility" notes); read when its first handle is created,
+    // which is after this point. A user's own setting wins.
+    ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
     at::globalContext().setDeterministicCuDNN(true);
     at::globalContext().setBenchmarkCuDNN(false);
     at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/true);

@@ -5,6 +5,7 @@
 #include <c10/util/flat_hash_map.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/error.hpp"
 #include "train/ema_weights.hpp"
@@ -13,6 +14,16 @@ namespace medsynth {
 namespace {
 
 void* key_of(const at::Tensor& p) { return p.unsafeGetTensorImpl(); }
+
+// The device the task trains on (its first parameter's). On CUDA the model's
+// own draws (the VAE's reparameterisation without per-sample keys, dropout)
+// come from that device's generator, which a bit-exact resume restores too.
+std::optional<c10::Device> cuda_device_of(Task& task) {
+  for (const auto& m : task.modules())
+    for (const auto& p : m.module->parameters())
+      return p.device().is_cuda() ? std::optional<c10::Device>(p.device()) : std::nullopt;
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -39,6 +50,7 @@ TensorFile capture_training_state(Task& task, const std::vector<OptimizerSlot>& 
     adam_steps[slot.group.name] = step;
   }
   file.tensors["rng.cpu"] = at::detail::getDefaultCPUGenerator().get_state();
+  if (const auto cuda = cuda_device_of(task)) file.tensors["rng.cuda"] = at::globalContext().defaultGenerator(*cuda).get_state();
   if (ema && ema->enabled())
     for (auto& [name, t] : ema->tensors()) file.tensors[name] = t;
 
@@ -161,6 +173,11 @@ TrainingProgress restore_training_state(Task& task, std::vector<OptimizerSlot>& 
   if (ema) ema->restore(file.tensors, path);
   at::Generator generator = at::detail::getDefaultCPUGenerator();
   generator.set_state(rng->second);
+  // Absent in a checkpoint written on a CPU: the GPU then keeps its seeded state.
+  if (const auto cuda = cuda_device_of(task); cuda && file.tensors.count("rng.cuda")) {
+    at::Generator device_generator = at::globalContext().defaultGenerator(*cuda);  // shares the default's state
+    device_generator.set_state(file.tensors.at("rng.cuda"));
+  }
   return progress;
 }
 

@@ -84,6 +84,34 @@ TEST(EngineCli, InfoJsonIsValidAndNamesLibTorch) {
   EXPECT_GE(info.at("threads").get<int>(), 1);
 }
 
+// The GPU fields are always there, so that a reader (the console, the cuda
+// tests) need not guess: null and [] where there is no GPU, filled on one
+// (tests/engine/cuda/info_json_test.cpp checks them on a GPU).
+TEST(EngineCli, InfoJsonHasTheGpuFieldsEmptyWhereThereIsNoGpu) {
+  test::TempDir dir("cli");
+  auto r = run_process({engine_binary(), "info", "--json"}, dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto info = nlohmann::json::parse(r.out);
+  for (const char* key : {"cuda_version", "cuda_driver_version", "cudnn_version", "gpus", "nccl", "cuda_device_count", "devices"})
+    EXPECT_TRUE(info.contains(key)) << key << " missing in " << r.out;
+  ASSERT_TRUE(info.at("gpus").is_array());
+  // LibTorch's CUDA is a fact of the build: a version, or null for a CPU-only LibTorch.
+  EXPECT_TRUE(info.at("cuda_version").is_null() || info.at("cuda_version").is_string());
+  if (info.at("cuda_available").get<bool>()) {
+    EXPECT_EQ(info.at("gpus").size(), info.at("cuda_device_count").get<std::size_t>());
+    return;
+  }
+  EXPECT_TRUE(info.at("gpus").empty());
+  EXPECT_TRUE(info.at("cudnn_version").is_null());
+  EXPECT_EQ(info.at("cuda_device_count").get<int>(), 0);
+  for (const auto& device : info.at("devices")) EXPECT_EQ(device.at("type"), "cpu");
+  // Without a driver there is no driver version either (a driver without a GPU may answer).
+  if (!fs::exists("/dev/nvidiactl")) EXPECT_TRUE(info.at("cuda_driver_version").is_null());
+  auto text = run_process({engine_binary(), "info"}, dir.path().string());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("cuDNN none"), std::string::npos) << text.out;
+}
+
 TEST(EngineCli, ValidateListsEveryErrorWithItsFieldPathAndExits2) {
   test::TempDir dir("cli");
   std::string text = k_tiny_job;

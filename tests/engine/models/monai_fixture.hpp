@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 
+#include "config/diffusion_spec.hpp"
 #include "train/tensor_file.hpp"
 
 namespace medsynth::test {
@@ -36,6 +37,20 @@ inline void load_monai_state(torch::nn::Module& model, const std::map<std::strin
   for (const auto& item : params)
     EXPECT_TRUE(fixture.count(item.key())) << "parameter that MONAI does not have: " << item.key();
   EXPECT_EQ(loaded, params.size());
+}
+
+// The diffusion UNet of the fixture "monai_diffusion_unet" (attention at the
+// two coarse levels), as make_monai_reference.py builds it.
+inline DiffusionUnetOptions monai_diffusion_unet_options() {
+  DiffusionUnetOptions o;
+  o.in_channels = 2;
+  o.out_channels = 2;
+  o.channels = {8, 16, 16};
+  o.num_res_blocks = {1, 1, 1};
+  o.attention_levels = {false, true, true};
+  o.num_head_channels = {8, 16, 16};
+  o.norm_num_groups = 4;
+  return o;
 }
 
 inline void expect_close(const at::Tensor& ours, const at::Tensor& monai, const std::string& what) {

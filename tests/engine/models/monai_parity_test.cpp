@@ -207,15 +207,7 @@ void check_diffusion_unet(const DiffusionUnetOptions& options, const std::string
 }
 
 TEST(MonaiParity, DiffusionUnetWithAttentionAtCoarseLevels) {
-  DiffusionUnetOptions o;
-  o.in_channels = 2;
-  o.out_channels = 2;
-  o.channels = {8, 16, 16};
-  o.num_res_blocks = {1, 1, 1};
-  o.attention_levels = {false, true, true};
-  o.num_head_channels = {8, 16, 16};
-  o.norm_num_groups = 4;
-  check_diffusion_unet(o, "monai_diffusion_unet");
+  check_diffusion_unet(test::monai_diffusion_unet_options(), "monai_diffusion_unet");
 }
 
 TEST(MonaiParity, DiffusionUnetWithSeveralHeadsAndBlocks) {

@@ -14,6 +14,7 @@
 #include "train/event_log.hpp"
 #include "train/tensor_file.hpp"
 #include "train/tiny_job.hpp"
+#include "train/trainer_runs.hpp"
 #include "train/trainer.hpp"
 #include "train/autoencoder_task.hpp"
 #include "train/training_state.hpp"
@@ -22,30 +23,8 @@
 namespace fs = std::filesystem;
 using namespace medsynth;
 
-namespace {
-
-TrainerOptions options_for(const JobSpec& job) {
-  TrainerOptions o;
-  o.run = create_run_directory(job.output.runs_dir, job.name);
-  write_text_file_atomic(o.run.job_file(), job_to_yaml(job));
-  o.progress_bar = false;
-  o.quiet = true;
-  return o;
-}
-
-void expect_same_model(const std::string& a, const std::string& b) {
-  TensorFile fa = read_tensor_file(a), fb = read_tensor_file(b);
-  int compared = 0;
-  for (const auto& [name, t] : fa.tensors) {
-    if (name.rfind("model.", 0) != 0 && name.rfind("optim.", 0) != 0 && name.rfind("ema.", 0) != 0) continue;
-    ASSERT_TRUE(fb.tensors.count(name)) << name;
-    EXPECT_TRUE(at::equal(t, fb.tensors.at(name))) << name << " differs";
-    ++compared;
-  }
-  EXPECT_GT(compared, 10);
-}
-
-}  // namespace
+using test::expect_same_model;
+using test::options_for;
 
 TEST(Trainer, ShortRunLowersTheLossAndWritesTheRunDirectory) {
   test::TempDir dir("trainer");
@@ -114,25 +93,9 @@ TEST(Trainer, ResumedRunContinuesBitIdentically) {
   job.training.ema_decay = 0.9;                  // and the weight average must be restored too
   job.data.num_train = 8;
 
-  auto straight = options_for(job);
-  run_training(job, straight);
-
-  auto first = options_for(job);
-  first.test_hooks.stop_after_step = 3;
-  EXPECT_THROW(run_training(job, first), Interrupted);
-  TrainerOptions second = first;
-  second.test_hooks.stop_after_step = -1;
-  second.resume_from = first.run.checkpoints_dir() + "/last.safetensors";
-  run_training(job, second);
-
+  const auto [straight, second] = test::train_straight_and_resumed(job, 3);
   expect_same_model(straight.run.checkpoints_dir() + "/last.safetensors", second.run.checkpoints_dir() + "/last.safetensors");
-  auto a = test::metric_series(test::read_events(straight.run.events_file()), "train/loss");
-  auto b = test::metric_series(test::read_events(second.run.events_file()), "train/loss");
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(a[i].first, b[i].first);
-    EXPECT_EQ(a[i].second, b[i].second) << "loss at step " << a[i].first;
-  }
+  test::expect_same_losses(straight, second);
 }
 
 TEST(Trainer, NanGuardSkipsStepsThenRollsBackWithALowerLearningRate) {
