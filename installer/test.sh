@@ -9,10 +9,15 @@ build="${MEDSYNTH_BUILD_DIR:-$repo/build}"
 "$repo/installer/install.sh" --for full >/dev/null
 "$repo/installer/build.sh"
 "$repo/.ci/check-layers"
-args=(--output-on-failure -LE bench -j 2 --timeout 900)
+args=(--output-on-failure -LE 'bench|cuda' -j 2 --timeout 900)
 [ -n "${MEDSYNTH_TEST_LABELS:-}" ] && args+=(-L "$MEDSYNTH_TEST_LABELS")
 status=0
 ctest --test-dir "$build" "${args[@]}" || status=$?
+# The GPU tests (label cuda, tests/gpu/README.md) on their own and verbose:
+# where there is no GPU each case skips, and its reason is then in the log.
+if [ -z "${MEDSYNTH_TEST_LABELS:-}" ] || [[ cuda =~ ${MEDSYNTH_TEST_LABELS} ]]; then
+  ctest --test-dir "$build" -L cuda --output-on-failure --timeout 900 -V || status=$?
+fi
 
 # The engine-only profile of GPU and cluster nodes (issue 18): no Qt, VTK or
 # libssh, built against the pip torch of the venv (.deps/venv, found through

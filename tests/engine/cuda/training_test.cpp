@@ -102,7 +102,7 @@ TEST(CudaTraining, Fp16AutocastWithLossScalingLowersTheLoss) {
   for (const auto& [name, value] : r.final_metrics) EXPECT_TRUE(std::isfinite(value)) << name;
   const double scale = progress_of(r.last_checkpoint).at("scaler_scale");
   EXPECT_GT(scale, 1.0) << "the loss scaler should be enabled for fp16 on CUDA";
-  EXPECT_LE(scale, 65536.0 * 4);  // 30 steps cannot grow it past init x 2^(30/2000)
+  EXPECT_LE(scale, 65536.0);  // the initial scale; it grows only after 2000 good steps
   EXPECT_EQ(events.back()["type"], "run_finished");
 }
 
