@@ -94,15 +94,7 @@ TEST(CudaNumerics, MonaiAutoencoderParityFixturePassesOnTheGpu) {
   MEDSYNTH_REQUIRE_CUDA();
   NoTf32 ieee;
   const auto fixture = test::read_monai_fixture(MEDSYNTH_MODELS_TEST_DATA, "monai_autoencoder_attention");
-  AutoencoderKLOptions o;
-  o.norm_num_groups = 4;
-  o.latent_channels = 2;
-  o.num_channels = {4, 8};
-  o.num_res_blocks = {1, 1};
-  o.attention_levels = {false, true};
-  o.with_encoder_nonlocal_attn = true;
-  o.with_decoder_nonlocal_attn = true;
-  AutoencoderKL ae(o);
+  AutoencoderKL ae(test::monai_autoencoder_attention_options());
   ae->eval();
   test::load_monai_state(*ae, fixture);
   ae->to(test::cuda0());

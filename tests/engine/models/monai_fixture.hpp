@@ -12,6 +12,7 @@
 #include <string>
 
 #include "config/diffusion_spec.hpp"
+#include "models/autoencoder_kl_options.hpp"
 #include "train/tensor_file.hpp"
 
 namespace medsynth::test {
@@ -41,6 +42,20 @@ inline void load_monai_state(torch::nn::Module& model, const std::map<std::strin
 
 // The diffusion UNet of the fixture "monai_diffusion_unet" (attention at the
 // two coarse levels), as make_monai_reference.py builds it.
+// The network of the fixture "monai_autoencoder_attention": attention at the
+// second level and in both non-local blocks (CPU and GPU parity tests).
+inline AutoencoderKLOptions monai_autoencoder_attention_options() {
+  AutoencoderKLOptions o;
+  o.norm_num_groups = 4;
+  o.latent_channels = 2;
+  o.num_channels = {4, 8};
+  o.num_res_blocks = {1, 1};
+  o.attention_levels = {false, true};
+  o.with_encoder_nonlocal_attn = true;
+  o.with_decoder_nonlocal_attn = true;
+  return o;
+}
+
 inline DiffusionUnetOptions monai_diffusion_unet_options() {
   DiffusionUnetOptions o;
   o.in_channels = 2;

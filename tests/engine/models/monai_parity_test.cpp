@@ -46,13 +46,7 @@ void check_autoencoder(const AutoencoderKLOptions& options, const std::string& f
 }
 
 TEST(MonaiParity, AutoencoderWithAttentionAndNonLocalBlocks) {
-  auto o = base_options();
-  o.num_channels = {4, 8};
-  o.num_res_blocks = {1, 1};
-  o.attention_levels = {false, true};
-  o.with_encoder_nonlocal_attn = true;
-  o.with_decoder_nonlocal_attn = true;
-  check_autoencoder(o, "monai_autoencoder_attention");
+  check_autoencoder(test::monai_autoencoder_attention_options(), "monai_autoencoder_attention");
 }
 
 TEST(MonaiParity, AutoencoderWithTransposedConvolutions) {

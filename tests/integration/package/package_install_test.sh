@@ -20,8 +20,7 @@ done
 grep -q '^MEDSYNTH_BUILD_CONSOLE:BOOL=ON' "$build/CMakeCache.txt" || { echo "SKIP: the build has no console"; exit 77; }
 torch_dir="$(sed -n 's/^Torch_DIR:PATH=//p' "$build/CMakeCache.txt")/../../.."
 work="$(mktemp -d /tmp/medsynth-package-XXXXXX)"
-xvfb_pid=""
-trap '[ -n "$xvfb_pid" ] && kill $xvfb_pid 2>/dev/null; rm -rf "$work"' EXIT
+trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 ok() { echo "ok   $*"; }
 
@@ -91,16 +90,13 @@ JOB
 recon="$(ls "$work"/runs/*/output/reconstruction-*.nii.gz | head -1)"
 ok "installed engine trained 2 steps: $(basename "$recon")"
 
-Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp -noreset 3> "$work/display" 2> "$work/xvfb.log" &
-xvfb_pid=$!
-for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.05; done
-[ -s "$work/display" ] || { cat "$work/xvfb.log"; fail "Xvfb did not start"; }
-export DISPLAY=":$(head -1 "$work/display")"
-"$root/usr/bin/medsynth" snapshot "$recon" "$work/snapshot.png"
+# Each console command under an X server of its own (tests/support/run_with_xvfb.sh).
+with_x="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../support" && pwd)/run_with_xvfb.sh"
+"$with_x" --screen 1600x1000x24 "$root/usr/bin/medsynth" snapshot "$recon" "$work/snapshot.png"
 [ -s "$work/snapshot.png" ] || fail "medsynth snapshot wrote nothing"
 ok "installed console: snapshot $(stat -c %s "$work/snapshot.png") bytes"
 # What a file manager's "Open with medsynth" runs (Exec=medsynth %F).
-"$root/usr/bin/medsynth" --settings "$work/settings.ini" --quit-after-ms 4000 --screenshot "$work/open-with.png" "$recon" > /dev/null
+"$with_x" --screen 1600x1000x24 "$root/usr/bin/medsynth" --settings "$work/settings.ini" --quit-after-ms 4000 --screenshot "$work/open-with.png" "$recon" > /dev/null
 [ -s "$work/open-with.png" ] || fail "medsynth FILE did not come up"
 ok "installed console: medsynth FILE opened a window"
 
