@@ -29,8 +29,11 @@
 #include "diffusion/diffusion_model_unet.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "models/autoencoder_kl.hpp"
+#include "maisi_networks.hpp"
 
 using namespace medsynth;
+using medsynth::bench::maisi_autoencoder;
+using medsynth::bench::maisi_unet;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -43,38 +46,8 @@ double peak_rss_gib() {
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// NV-Generate's config_network_rflow.json autoencoder_def.
-AutoencoderKLOptions maisi_autoencoder(int splits) {
-  AutoencoderKLOptions o;
-  o.maisi = true;
-  o.num_channels = {64, 128, 256};
-  o.num_res_blocks = {2, 2, 2};
-  o.attention_levels = {false, false, false};
-  o.norm_num_groups = 32;
-  o.latent_channels = 4;
-  o.num_splits = splits;
-  o.dim_split = 1;
-  o.norm_float16 = true;
-  o.include_fc = false;
-  return o;
-}
-
-// NV-Generate's config_network_rflow.json diffusion_unet_def.
-DiffusionUnetOptions maisi_unet() {
-  DiffusionUnetOptions o;
-  o.channels = {64, 128, 256, 512};
-  o.num_res_blocks = {2, 2, 2, 2};
-  o.attention_levels = {false, false, true, true};
-  o.num_head_channels = {0, 0, 32, 32};
-  o.include_spacing_input = true;
-  o.num_class_embeds = 128;
-  o.resblock_updown = true;
-  o.include_fc = true;
-  return o;
-}
-
 int run_decode(int size, int tile, int max_tiles, int splits, const c10::Device& device) {
-  AutoencoderKL ae(maisi_autoencoder(splits));
+  AutoencoderKL ae(maisi_autoencoder(splits, /*norm_float16=*/true));
   ae->to(device);
   ae->eval();
   const double before = peak_rss_gib();
@@ -100,7 +73,7 @@ int run_decode(int size, int tile, int max_tiles, int splits, const c10::Device&
 // MAISI's encoder on a whole CT of size[0] x size[1] x size[2] (x, y, z),
 // in latent tiles of `tile` (0: whole).
 int run_encode(const std::vector<int>& size, int tile, int max_tiles, int splits, const c10::Device& device) {
-  AutoencoderKL ae(maisi_autoencoder(splits));
+  AutoencoderKL ae(maisi_autoencoder(splits, /*norm_float16=*/true));
   ae->to(device);
   ae->eval();
   const auto x = at::rand({1, 1, size[2], size[1], size[0]}).to(device);

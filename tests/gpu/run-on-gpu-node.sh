@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Builds the engine-only profile on a GPU node against the node's own PyTorch,
+# runs the `cuda` tests, and measures medsynth ÷ MONAI on the MAISI workloads
+# (issue 18). From a checkout, on the node:
+#
+#   tests/gpu/run-on-gpu-node.sh [STAGE...]     STAGE: build test unit bench (default: all four)
+#
+# The node needs a CUDA build of PyTorch in `python3` (or MEDSYNTH_NODE_PYTHON),
+# CMake >= 3.25, ninja and a C++20 compiler; it needs no network. What it
+# lacks comes from .gpu-node/, filled beforehand on a Debian 12 machine with
+# network by tests/gpu/gather-node-packages.sh (Debian 12 packages of ITK,
+# GDCM, yaml-cpp, nlohmann-json, CLI11, GoogleTest, zlib's header and Gloo's
+# headers; MONAI's wheel). The packages are unpacked into build-gpu/node-root,
+# never into /.
+#
+# Results go to $OUT (the device tool's folder) or build-gpu/out:
+#   machine.txt            GPU, driver, torch, CUDA, cuDNN, compiler
+#   build.log              configure + build
+#   cuda-tests.log         ctest -L cuda -V (every case with what it asserts)
+#   unit-tests.log         the engine's unit tests on the node
+#   maisi-vs-monai.md/json the benchmark table (tests/bench/maisi_vs_monai.py)
+#
+# With the device tool (one command may run 10 minutes, so two calls), carry
+# .gpu-node:
+#   run(command="tests/gpu/run-on-gpu-node.sh build test", carry=[".gpu-node"])
+#   run(command="tests/gpu/run-on-gpu-node.sh unit bench", carry=[".gpu-node"])
+# The second call finds build-gpu/ from the first while the machine is warm;
+# on a fresh machine it builds first. MEDSYNTH_NODE_CMAKE_ARGS adds CMake
+# arguments; MEDSYNTH_NODE_TARGETS builds only those ninja targets (used to
+# check the unpacked packages on a CPU machine, docs/performance.md).
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo"
+node="$repo/.gpu-node"
+build="${MEDSYNTH_BUILD_DIR:-$repo/build-gpu}"
+root="$build/node-root"  # not under .gpu-node, which travels
+out="${OUT:-$build/out}"
+python="${MEDSYNTH_NODE_PYTHON:-$(command -v python3)}"
+jobs="${MEDSYNTH_JOBS:-$(nproc)}"
+mkdir -p "$out"
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(build test unit bench)
+
+say() { echo "== run-on-gpu-node: $*"; }
+die() { echo "run-on-gpu-node: $*" >&2; exit 1; }
+
+describe_machine() {
+  {
+    echo "date: $(date -u +%FT%TZ)"
+    nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
+    "$python" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(), "available", torch.cuda.is_available())' 2>&1
+    echo "cmake: $(cmake --version | head -1)"
+    echo "ninja: $(ninja --version)"
+    echo "c++: $(c++ --version | head -1)"
+    echo "nvcc: $(nvcc --version 2>/dev/null | tail -1)"
+    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) x $(nproc)"
+    echo "os: $(. /etc/os-release && echo "$PRETTY_NAME")"
+  } | tee "$out/machine.txt"
+}
+
+# Unpacks every carried .deb into build-gpu/node-root and points the CMake packages
+# in it at that folder: Debian's ITK, GDCM, GTest and yaml-cpp configs name
+# some files by absolute /usr/... paths, which must now mean root/usr/...
+# (only paths that exist under root are rewritten; the rest are the node's).
+unpack_packages() {
+  compgen -G "$node/debs/*.deb" >/dev/null ||
+    die "no packages in $node/debs: run tests/gpu/gather-node-packages.sh on a machine with network, and carry .gpu-node"
+  if [ ! -f "$root/.unpacked" ]; then
+    rm -rf "$root" && mkdir -p "$root"
+    local deb
+    for deb in "$node"/debs/*.deb; do
+      if command -v dpkg-deb >/dev/null; then
+        dpkg-deb -x "$deb" "$root" || die "cannot unpack $deb"
+      else  # a .deb is an ar archive holding data.tar.*; tar picks the compression
+        (cd "$root" && ar p "$deb" "$(ar t "$deb" | grep '^data\.tar')" | tar -x -a -f - 2>/dev/null ||
+          ar p "$deb" "$(ar t "$deb" | grep '^data\.tar')" | tar -xJf -) || die "cannot unpack $deb"
+      fi
+    done
+    "$python" - "$root" <<'PY' || die "cannot rewrite the CMake packages under $root"
+import os, re, sys
+root = sys.argv[1]
+path = re.compile(r'(?<![\w./-])(/usr/[^\s";)$]*)')
+for folder, _, files in os.walk(root):
+    for name in files:
+        if not name.endswith(".cmake"):
+            continue
+        file = os.path.join(folder, name)
+        text = open(file, encoding="utf-8", errors="surrogateescape").read()
+        new = path.sub(lambda m: root + m.group(1) if os.path.exists(root + m.group(1)) else m.group(1), text)
+        if new != text:
+            open(file, "w", encoding="utf-8", errors="surrogateescape").write(new)
+PY
+    # Absolute links: to a file that was carried, point them into root; a
+    # -dev package's link name whose library is the node's own (libz.so ->
+    # /lib/.../libz.so.1.2.13), at the node's copy of that library.
+    local link target name own
+    while IFS= read -r link; do
+      target="$(readlink "$link")"
+      case "$target" in /*) ;; *) continue ;; esac
+      if [ -e "$root$target" ]; then
+        ln -sfn "$root$target" "$link"
+      elif [[ "$link" == *.so ]]; then
+        name="$(basename "$link")"
+        own="$(ldconfig -p | awk -v n="$name." 'index($1, n) == 1 && /x86-64/ {print $NF; exit}')"
+        if [ -n "$own" ]; then ln -sfn "$own" "$link" && echo "run-on-gpu-node: $name -> the node's $own"; fi
+      fi
+    done < <(find "$root" -type l)
+    touch "$root/.unpacked"
+  fi
+  export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu:$root/usr/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+}
+
+stage_build() {
+  say "build: engine-only profile against $("$python" -c 'import torch; print(torch.__version__)') in $build"
+  local status=0
+  MEDSYNTH_CONSOLE=off MEDSYNTH_BUILD_DIR="$build" MEDSYNTH_JOBS="$jobs" \
+    MEDSYNTH_CMAKE_ARGS="-DMEDSYNTH_TORCH_PYTHON=$python -DCMAKE_PREFIX_PATH=$root/usr ${MEDSYNTH_NODE_CMAKE_ARGS:-}" \
+    installer/build.sh ${MEDSYNTH_NODE_TARGETS:-} >"$out/build.log" 2>&1 || status=$?
+  grep -E "LibTorch|ITK|error|FAILED" "$out/build.log" | head -40
+  [ $status -eq 0 ] || die "the build failed (exit $status): see build.log"
+  [ -z "${MEDSYNTH_NODE_TARGETS:-}" ] || return 0  # a partial build (checking this script on a CPU machine)
+  [ -x "$build/bin/medsynth-engine" ] || die "no $build/bin/medsynth-engine after the build"
+  "$build/bin/medsynth-engine" info --json | tee "$out/info.json"
+}
+
+stage_test() {
+  say "test: ctest -L cuda"
+  ctest --test-dir "$build" -L cuda -V --timeout 900 >"$out/cuda-tests.log" 2>&1
+  local status=$?
+  grep -E "tests passed|Skipped|\*\*\*Failed|Not Run|SKIPPED|\[  (PASSED|FAILED) " "$out/cuda-tests.log" | tail -30
+  return $status
+}
+
+stage_unit() {
+  say "unit: the engine's unit tests on the node"
+  ctest --test-dir "$build" -L unit -LE "bench|cuda" -j "$jobs" --timeout 900 --output-on-failure >"$out/unit-tests.log" 2>&1
+  local status=$?
+  tail -5 "$out/unit-tests.log"
+  return $status
+}
+
+stage_bench() {
+  say "bench: medsynth ÷ MONAI (tests/bench/maisi_vs_monai.py)"
+  local site="$build/monai-site"
+  if ! PYTHONPATH="$site" "$python" -c "import monai" 2>/dev/null; then
+    "$python" -m pip install -q --no-index --no-deps --no-compile --target "$site" "$node"/wheels/*.whl ||
+      die "cannot install MONAI's wheel from $node/wheels"
+  fi
+  PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" "$python" tests/bench/maisi_vs_monai.py \
+    --bench "$build/bin/medsynth-bench-maisi-step" --python "$python" --out "$out/maisi-vs-monai.json" \
+    ${MEDSYNTH_BENCH_ARGS:-} | tee "$out/maisi-vs-monai.md"
+  return "${PIPESTATUS[0]}"
+}
+
+describe_machine
+unpack_packages
+status=0
+for stage in "${stages[@]}"; do
+  case "$stage" in
+    build) stage_build || status=1 ;;
+    test | unit | bench)
+      [ -x "$build/bin/medsynth-engine" ] || stage_build || exit 1
+      "stage_$stage" || status=1 ;;
+    *) die "unknown stage '$stage' (build, test, unit, bench)" ;;
+  esac
+done
+say "done (exit $status); results in $out"
+exit $status
