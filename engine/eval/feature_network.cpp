@@ -12,10 +12,12 @@
 
 namespace medsynth {
 
-// One of the two: a TorchScript module, or a 3D ResNet built from weights.
+// One of three: a TorchScript module, a 3D ResNet (MedicalNet) or a 2D
+// ResNet (RadImageNet) built from weights.
 struct FeatureNetwork::Module {
   torch::jit::script::Module module;
   ResNet3d resnet{nullptr};
+  RadImageNetResNet resnet2d{nullptr};
 };
 
 FeatureNetwork::FeatureNetwork(const std::string& path) : path_(path), module_(std::make_unique<Module>()) {
@@ -30,14 +32,18 @@ FeatureNetwork::FeatureNetwork(const std::string& path) : path_(path), module_(s
     script_error = script_error.substr(0, script_error.find('\n'));
     script_error = script_error.substr(0, script_error.find(". "));  // LibTorch appends paragraphs of advice
   }
-  // Not TorchScript: MedicalNet-style ResNet weights written by torch.save.
+  // Not TorchScript: ResNet weights written by torch.save, 3D (MedicalNet) or
+  // 2D (RadImageNet) by the rank of conv1's kernel.
   PickleValue root;
   try {
     root = read_torch_file(path);
   } catch (const DataError& e) {
     throw DataError(path, "feature network: neither TorchScript (" + script_error + ") nor torch.save weights (" + e.reason() + ")");
   }
-  module_->resnet = resnet_from_state_dict(state_dict_of(root, path), path);
+  const auto weights = state_dict_of(root, path);
+  const auto conv1 = weights.find("conv1.weight");
+  if (conv1 != weights.end() && conv1->second.dim() == 4) module_->resnet2d = radimagenet_resnet_from_state_dict(weights, path);
+  else module_->resnet = resnet_from_state_dict(weights, path);
 }
 
 FeatureNetwork::~FeatureNetwork() = default;
@@ -47,8 +53,14 @@ at::Tensor FeatureNetwork::features(const at::Tensor& input) const {
   if (module_->resnet) {
     if (input.dim() != 5)
       throw RuntimeError(path_ + ": a 3D ResNet (MedicalNet weights) takes volumes [N, C, D, H, W], not " + c10::str(input.sizes()) +
-                         ": use --feature-mode 3d, or a TorchScript 2D network for 2.5d");
+                         ": use --feature-mode 3d, or a 2D network (RadImageNet weights, TorchScript) for 2.5d");
     return module_->resnet->features(input.to(at::kFloat).contiguous()).to(at::kDouble).cpu();
+  }
+  if (module_->resnet2d) {
+    if (input.dim() != 4)
+      throw RuntimeError(path_ + ": a 2D ResNet (RadImageNet weights) takes slices [N, 3, H, W], not " + c10::str(input.sizes()) +
+                         ": use --feature-mode 2.5d, or a 3D network for 3d");
+    return module_->resnet2d->features(input.to(at::kFloat).contiguous()).to(at::kDouble).cpu();
   }
   at::Tensor out;
   try {

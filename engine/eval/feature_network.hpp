@@ -1,5 +1,6 @@
 // The user's feature network for FID: a TorchScript file (torch.jit.save of
-// e.g. a MedicalNet ResNet for 3D, a RadImageNet ResNet-50 for 2.5D slices).
+// any network), or released weights loaded by name: MedicalNet's 3D ResNet-10/50
+// for 3D, RadImageNet's 2D ResNet-50 for 2.5D slices (eval/resnet_feature_weights).
 // Nothing is downloaded: the file is the user's, and its name goes into the
 // report so that two numbers can be compared. Outputs with spatial axes are
 // averaged over them (MONAI's and NV-Generate's spatial_average).

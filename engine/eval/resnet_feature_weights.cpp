@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "core/error.hpp"
@@ -46,16 +47,25 @@ ResNet3dOptions options_from(const std::map<std::string, at::Tensor>& w, const s
   return o;
 }
 
-}  // namespace
 
-ResNet3d resnet_from_state_dict(const std::map<std::string, at::Tensor>& weights, const std::string& path) {
-  ResNet3d net(options_from(weights, path));
+// Copies `weights` into `net` by name. `head` names a prefix of the file that
+// is not a feature (a classifier, a segmentation head) and is dropped;
+// `ours_only` a prefix of ours that the file need not have. Every other name
+// must match in both directions with the same shape, or DataError naming the
+// first problem.
+void load_by_name(torch::nn::Module& net, const std::map<std::string, at::Tensor>& weights, const std::string& path,
+                  const std::vector<std::string>& head, const std::vector<std::string>& ours_only, const std::string& what) {
+  const auto starts_with_any = [](const std::string& name, const std::vector<std::string>& prefixes) {
+    for (const auto& p : prefixes)
+      if (name.rfind(p, 0) == 0) return true;
+    return false;
+  };
   std::map<std::string, at::Tensor> targets;
-  for (const auto& p : net->named_parameters(true)) targets[p.key()] = p.value();
-  for (const auto& b : net->named_buffers(true)) targets[b.key()] = b.value();
+  for (const auto& p : net.named_parameters(true)) targets[p.key()] = p.value();
+  for (const auto& b : net.named_buffers(true)) targets[b.key()] = b.value();
   std::vector<std::string> problems;
   for (const auto& [name, target] : targets) {
-    if (name.rfind("fc.", 0) == 0 || name.rfind("covariate_fc.", 0) == 0) continue;  // our risk head: not a feature
+    if (starts_with_any(name, ours_only)) continue;
     const auto it = weights.find(name);
     const bool counter = name.size() > 20 && name.compare(name.size() - 20, 20, ".num_batches_tracked") == 0;
     if (it == weights.end()) {
@@ -64,19 +74,51 @@ ResNet3d resnet_from_state_dict(const std::map<std::string, at::Tensor>& weights
       problems.push_back(name + " is " + c10::str(it->second.sizes()) + ", the network's " + c10::str(target.sizes()));
     }
   }
-  for (const auto& [name, tensor] : weights) {
-    const bool head = name.rfind("fc.", 0) == 0 || name.rfind("conv_seg.", 0) == 0;
-    if (!head && !targets.count(name)) problems.push_back("unexpected " + name);
-  }
+  for (const auto& [name, tensor] : weights)
+    if (!starts_with_any(name, head) && !targets.count(name)) problems.push_back("unexpected " + name);
   if (!problems.empty())
-    throw DataError(path, "does not load into a MedicalNet-style ResNet-" + std::to_string(net->options().depth) + ": " + problems.front() +
+    throw DataError(path, "does not load into " + what + ": " + problems.front() +
                               (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : ""));
   at::NoGradGuard no_grad;
   for (auto& [name, target] : targets) {
     const auto it = weights.find(name);
     if (it != weights.end()) target.copy_(it->second);
   }
-  net->eval();
+  net.eval();
+}
+
+RadImageNetResNetOptions radimagenet_options_from(const std::map<std::string, at::Tensor>& w, const std::string& path) {
+  const auto blocks = blocks_per_layer(w);
+  if (!has(w, "layer1.0.conv3.weight") || std::count(blocks.begin(), blocks.end(), 0) > 0)
+    throw DataError(path, "is not a bottleneck ResNet's weights (layer1..layer4 with conv3): RadImageNet's ResNet-50 has them");
+  if (!has(w, "conv1.bias") || !has(w, "layer1.0.conv1.bias"))
+    throw DataError(path, "holds a 2D ResNet without convolution biases (torchvision's layout); medsynth builds RadImageNet's "
+                          "(Keras) layout: save another network as TorchScript instead");
+  RadImageNetResNetOptions o;
+  o.input_channels = static_cast<int>(w.at("conv1.weight").size(1));
+  o.stem_width = static_cast<int>(w.at("conv1.weight").size(0));
+  o.blocks = blocks;
+  o.widths.clear();
+  for (int layer = 1; layer <= 4; ++layer)
+    o.widths.push_back(static_cast<int>(w.at("layer" + std::to_string(layer) + ".0.conv1.weight").size(0)));
+  return o;
+}
+
+}  // namespace
+
+ResNet3d resnet_from_state_dict(const std::map<std::string, at::Tensor>& weights, const std::string& path) {
+  ResNet3d net(options_from(weights, path));
+  // fc / covariate_fc are our survival risk head, not a feature.
+  load_by_name(*net, weights, path, {"fc.", "conv_seg."}, {"fc.", "covariate_fc."},
+               "a MedicalNet-style ResNet-" + std::to_string(net->options().depth));
+  return net;
+}
+
+RadImageNetResNet radimagenet_resnet_from_state_dict(const std::map<std::string, at::Tensor>& weights, const std::string& path) {
+  if (!has(weights, "conv1.weight") || weights.at("conv1.weight").dim() != 4)
+    throw DataError(path, "is not a 2D ResNet's weights (no 4-D conv1.weight)");
+  RadImageNetResNet net(radimagenet_options_from(weights, path));
+  load_by_name(*net, weights, path, {"fc."}, {}, "a RadImageNet-style (Keras layout) 2D ResNet");
   return net;
 }
 

@@ -1,4 +1,4 @@
-// A 3D ResNet feature network from MedicalNet-style weights: a torch.save
+// Feature networks from released weights, loaded by name (no Python). A 3D ResNet from MedicalNet-style weights: a torch.save
 // state dict (MedicalNet's `{'state_dict': ...}` with `module.` prefixes,
 // legacy or zip format, read by train/torch_archive.hpp) loaded by name into
 // our ResNet3d (models/resnet3d.hpp), the way MONAI's
@@ -13,6 +13,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "eval/radimagenet_resnet.hpp"
 #include "models/resnet3d.hpp"
 
 namespace medsynth {
@@ -23,5 +24,12 @@ namespace medsynth {
 // MedicalNet's segmentation head `conv_seg` are dropped: features come
 // before them).
 ResNet3d resnet_from_state_dict(const std::map<std::string, at::Tensor>& weights, const std::string& path);
+
+// RadImageNet's 2D ResNet-50 (`RadImageNet-ResNet50_notop.pth` as torch.hub's
+// "Warvito/radimagenet-models" saves it; eval/radimagenet_resnet.hpp), the
+// network of NV-Generate's 2.5D FID. DataError naming `path` when a name or
+// shape does not match, or the convolutions have no biases (torchvision's
+// layout, which strides elsewhere: features would be silently different).
+RadImageNetResNet radimagenet_resnet_from_state_dict(const std::map<std::string, at::Tensor>& weights, const std::string& path);
 
 }  // namespace medsynth

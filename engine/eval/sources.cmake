@@ -5,6 +5,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/evaluation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/evaluation_output.cpp
   ${CMAKE_CURRENT_LIST_DIR}/feature_network.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/radimagenet_resnet.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resnet_feature_weights.cpp
   ${CMAKE_CURRENT_LIST_DIR}/intensity_checks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/label_hu_check.cpp

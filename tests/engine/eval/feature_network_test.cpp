@@ -2,7 +2,9 @@
 // eval/resnet_feature_weights.hpp): MedicalNet-style ResNet weights written
 // by torch.save (legacy format, `module.` prefixes) load by name and give
 // MONAI's features for the same input (data/make_medicalnet_fixture.py);
-// what cannot work is refused by name.
+// RadImageNet's 2D ResNet-50 (Keras layout, zip format) gives the reference
+// network's features (data/make_radimagenet_fixture.py); what cannot work is
+// refused by name.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -32,6 +34,42 @@ TEST(FeatureNetwork, MedicalNetStyleWeightsGiveMonaisFeatures) {
   const auto monai = io.tensors.at("io.features").to(at::kDouble);
   ASSERT_EQ(ours.sizes(), monai.sizes());
   EXPECT_TRUE(at::allclose(ours, monai, 1e-4, 1e-5)) << "max difference " << (ours - monai).abs().max().item<double>();
+}
+
+TEST(FeatureNetwork, RadImageNetStyleWeightsGiveTheReferenceFeatures) {
+  const FeatureNetwork net((k_data / "radimagenet_resnet50_narrow.pth").string());
+  const auto io = read_tensor_file((k_data / "radimagenet_resnet50_narrow_io.safetensors").string());
+  const auto ours = net.features(io.tensors.at("io.x"));
+  const auto reference = io.tensors.at("io.features").to(at::kDouble);
+  ASSERT_EQ(ours.sizes(), reference.sizes());
+  EXPECT_TRUE(at::allclose(ours, reference, 1e-4, 1e-5)) << "max difference " << (ours - reference).abs().max().item<double>();
+}
+
+TEST(FeatureNetwork, A2dResNetRefusesVolumesAndSaysWhatToUse) {
+  const FeatureNetwork net((k_data / "radimagenet_resnet50_narrow.pth").string());
+  try {
+    net.features(at::zeros({1, 1, 16, 16, 16}));
+    ADD_FAILURE() << "a volume accepted";
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("--feature-mode 2.5d"), std::string::npos) << e.what();
+  }
+}
+
+// torchvision's ResNet-50 has the same names but no convolution biases and
+// strides in the 3x3 convolution: loading it into the Keras layout would give
+// other features without an error, so it is refused.
+TEST(FeatureNetwork, A2dResNetWithoutBiasesIsRefusedAsAnotherLayout) {
+  std::map<std::string, at::Tensor> w{{"conv1.weight", at::zeros({8, 3, 7, 7})}};
+  for (int layer = 1; layer <= 4; ++layer)
+    for (const char* conv : {"conv1", "conv2", "conv3"})
+      w["layer" + std::to_string(layer) + ".0." + conv + ".weight"] = at::zeros({8, 8, 1, 1});
+  try {
+    radimagenet_resnet_from_state_dict(w, "resnet50-torchvision.pth");
+    ADD_FAILURE() << "accepted";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("resnet50-torchvision.pth"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("torchvision"), std::string::npos) << e.what();
+  }
 }
 
 TEST(FeatureNetwork, A3dResNetRefusesSlicesAndSaysWhatToUse) {

@@ -10,7 +10,9 @@ medsynth_add_test(NAME eval_evaluate_cli_test
   LIBS medsynth_engine nlohmann_json::nlohmann_json
   LABELS unit)
 add_dependencies(eval_evaluate_cli_test medsynth-engine)
-# FID feature networks from MedicalNet-style weights (data/make_medicalnet_fixture.py).
+target_compile_definitions(eval_evaluate_cli_test PRIVATE MEDSYNTH_EVAL_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+# FID feature networks from MedicalNet-style and RadImageNet-style weights
+# (data/make_medicalnet_fixture.py, data/make_radimagenet_fixture.py).
 medsynth_add_test(NAME eval_feature_network_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/feature_network_test.cpp
   LIBS medsynth_engine
