@@ -27,22 +27,22 @@ namespace {
 
 const fs::path k_data = MEDSYNTH_EVAL_TEST_DATA;
 
-TEST(FeatureNetwork, MedicalNetStyleWeightsGiveMonaisFeatures) {
-  const FeatureNetwork net((k_data / "medicalnet_resnet10.pth").string());
-  const auto io = read_tensor_file((k_data / "medicalnet_resnet10_io.safetensors").string());
-  const auto ours = net.features(io.tensors.at("io.x"));
-  const auto monai = io.tensors.at("io.features").to(at::kDouble);
-  ASSERT_EQ(ours.sizes(), monai.sizes());
-  EXPECT_TRUE(at::allclose(ours, monai, 1e-4, 1e-5)) << "max difference " << (ours - monai).abs().max().item<double>();
-}
-
-TEST(FeatureNetwork, RadImageNetStyleWeightsGiveTheReferenceFeatures) {
-  const FeatureNetwork net((k_data / "radimagenet_resnet50_narrow.pth").string());
-  const auto io = read_tensor_file((k_data / "radimagenet_resnet50_narrow_io.safetensors").string());
+// The network loaded from `weights` gives the fixture's features for its input.
+void expect_reference_features(const std::string& weights, const std::string& io_file) {
+  const FeatureNetwork net((k_data / weights).string());
+  const auto io = read_tensor_file((k_data / io_file).string());
   const auto ours = net.features(io.tensors.at("io.x"));
   const auto reference = io.tensors.at("io.features").to(at::kDouble);
   ASSERT_EQ(ours.sizes(), reference.sizes());
   EXPECT_TRUE(at::allclose(ours, reference, 1e-4, 1e-5)) << "max difference " << (ours - reference).abs().max().item<double>();
+}
+
+TEST(FeatureNetwork, MedicalNetStyleWeightsGiveMonaisFeatures) {
+  expect_reference_features("medicalnet_resnet10.pth", "medicalnet_resnet10_io.safetensors");
+}
+
+TEST(FeatureNetwork, RadImageNetStyleWeightsGiveTheReferenceFeatures) {
+  expect_reference_features("radimagenet_resnet50_narrow.pth", "radimagenet_resnet50_narrow_io.safetensors");
 }
 
 TEST(FeatureNetwork, A2dResNetRefusesVolumesAndSaysWhatToUse) {
