@@ -1,0 +1,98 @@
+// Issue 23.5: a finished ldm pipeline run (a real engine run:
+// tests/app/fixtures/ldm, made by make_fixtures.sh with its three generated
+// images) opened as `medsynth --open-run RUN_DIR` does it: the whole
+// MainWindow, the same command line. The monitor shows 100 %, every stage
+// full, a chart with data for each training stage's loss, PSNR/SSIM and
+// diffusion validation loss, no "unusable lines" warning, and the Samples tab
+// lists the generated images. The window is saved as
+// build/test-output/ui/ldm-run-open.png. Needs X (the viewer's GL widgets):
+// runs under tests/support/run_with_xvfb.sh.
+#include <QProgressBar>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/launch/launch_coordinator.hpp"
+#include "app/launch/run_controller.hpp"
+#include "ui/monitor/metric_chart_view.hpp"
+#include "ui/monitor/run_monitor_widget.hpp"
+#include "ui/monitor/stage_sections.hpp"
+#include "ui/shell/command_line.hpp"
+#include "ui/shell/main_window.hpp"
+#include "ui/shell/settings_store.hpp"
+#include "ui/viewer/samples_panel.hpp"
+#include "ui_test_support.hpp"
+
+using namespace medsynth;
+using namespace medsynth::ui;
+
+class TestLdmRunOpen : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void a_finished_ldm_run_shows_every_stage_and_is_saved_as_a_png() {
+    QTemporaryDir tmp;
+    const QString run_dir = tmp.filePath(QStringLiteral("ldm-tiny-run"));
+    QString error;
+    QVERIFY2(test::relocate_fixture_run(QStringLiteral(MEDSYNTH_APP_FIXTURES "/ldm"), run_dir, &error),
+             qPrintable(error));
+
+    const CommandLineResult parsed =
+        CommandLine().parse({QStringLiteral("medsynth"), QStringLiteral("--open-run"), run_dir,
+                             QStringLiteral("--settings"), tmp.filePath("s.ini")});
+    QVERIFY2(parsed.ok(), qPrintable(parsed.error));
+    SettingsStore settings(parsed.options.settings_file);
+    MainWindow window(&settings);
+    window.resize(1600, 1000);
+    QVERIFY(window.apply_command_line(parsed.options));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+    QCOMPARE(window.coordinator()->runs().size(), 1);
+    app::RunController* run = window.coordinator()->runs().front();
+    QTRY_COMPARE_WITH_TIMEOUT(run->model()->status(), app::RunStatus::finished, 20000);
+    RunMonitorWidget* monitor = window.monitor_for(run);
+    QVERIFY(monitor);
+    monitor->refresh_now();
+
+    QProgressBar* overall = monitor->progress_bar();
+    QCOMPARE(overall->value(), overall->maximum());
+    QCOMPARE(overall->maximum(), 24);  // 12 autoencoder + 12 diffusion steps
+    QVERIFY2(monitor->garbage_text().isEmpty(), qPrintable(monitor->garbage_text()));
+    QCOMPARE(run->model()->reader_stats().problems(), 0);
+
+    StageSections* stages = monitor->stage_sections();
+    QVERIFY(stages->isVisible());
+    QCOMPARE(stages->stage_names(), (QStringList{"autoencoder", "encode", "diffusion", "generate", "evaluate"}));
+    for (const QString& stage : stages->stage_names()) {
+      QProgressBar* bar = stages->progress_bar(stage);
+      QVERIFY2(bar && bar->value() == bar->maximum() && bar->maximum() > 0, qPrintable(stage));
+    }
+    QCOMPARE(stages->detail_text(QStringLiteral("generate")), QStringLiteral("3 / 3 images"));
+    const QList<QPair<QString, QString>> expected{{"autoencoder", "train/loss"},
+                                                  {"autoencoder", "val/psnr"},
+                                                  {"autoencoder", "val/ssim"},
+                                                  {"diffusion", "train/loss"},
+                                                  {"diffusion", "val/diffusion_loss"}};
+    for (const auto& [stage, metric] : expected) {
+      MetricChartView* chart = stages->chart(stage, metric);
+      QVERIFY2(chart, qPrintable(stage + "/" + metric));
+      QVERIFY2(chart->isVisible(), qPrintable(stage + "/" + metric));
+      QVERIFY2(!chart->displayed_raw_points(0).isEmpty(), qPrintable(stage + "/" + metric));
+    }
+    QCOMPARE(stages->charts().size(), expected.size());
+    // The plain run's fixed charts would stay empty: a pipeline hides them.
+    QVERIFY(!monitor->chart(QStringLiteral("train/loss"))->isVisible());
+
+    auto* samples = window.findChild<SamplesPanel*>();
+    QVERIFY(samples);
+    QCOMPARE(samples->sample_count(), 3);
+    QVERIFY(samples->sample_path(2).endsWith(QLatin1String("output/image_seed44_rank0.nii.gz")));
+
+    const QString shot = test::output_dir() + QStringLiteral("/ldm-run-open.png");
+    QVERIFY2(window.save_screenshot(shot, &error), qPrintable(error));
+    qInfo("screenshot: %s", qPrintable(shot));
+  }
+};
+
+QTEST_MAIN(TestLdmRunOpen)
+#include "test_ldm_run_open.moc"
