@@ -6,7 +6,8 @@
 // diffusion validation loss, no "unusable lines" warning, and the Samples tab
 // lists the generated images. The window is saved as
 // build/test-output/ui/ldm-run-open.png. Needs X (the viewer's GL widgets):
-// runs under tests/support/run_with_xvfb.sh.
+// runs under tests/support/run_with_xvfb.sh. Then the same run followed
+// while its events are written: the Samples tab fills during generate.
 #include <QProgressBar>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -91,6 +92,47 @@ class TestLdmRunOpen : public QObject {
     const QString shot = test::output_dir() + QStringLiteral("/ldm-run-open.png");
     QVERIFY2(window.save_screenshot(shot, &error), qPrintable(error));
     qInfo("screenshot: %s", qPrintable(shot));
+  }
+
+  // The same run followed while it is written (a run directory opened from
+  // the history, or a cluster run's): the Samples tab lists the first image
+  // while the run is still running, and the others as they come.
+  void the_samples_tab_fills_while_the_run_is_live() {
+    QTemporaryDir tmp;
+    const QString run_dir = tmp.filePath(QStringLiteral("ldm-tiny-live"));
+    QString error;
+    QVERIFY2(test::relocate_fixture_run(QStringLiteral(MEDSYNTH_APP_FIXTURES "/ldm"), run_dir, &error),
+             qPrintable(error));
+    QFile events(run_dir + QStringLiteral("/events.jsonl"));
+    QVERIFY(events.open(QIODevice::ReadOnly));
+    const QByteArray stream = events.readAll();
+    events.close();
+    const QByteArray volume = QByteArrayLiteral("\"kind\":\"volume\"");
+    const qsizetype second_image = stream.lastIndexOf('\n', stream.indexOf(volume, stream.indexOf(volume) + 1)) + 1;
+    QVERIFY(second_image > 0);
+    QVERIFY(events.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    events.write(stream.left(second_image));  // up to the first generated image
+    events.close();
+
+    SettingsStore settings(tmp.filePath(QStringLiteral("s.ini")));
+    MainWindow window(&settings);
+    window.resize(1600, 1000);
+    window.show();
+    app::RunController* run = window.coordinator()->open_run(run_dir);
+    QVERIFY(run);
+    auto* samples = window.findChild<SamplesPanel*>();
+    QVERIFY(samples);
+    QTRY_COMPARE_WITH_TIMEOUT(samples->sample_count(), 1, 20000);
+    QCOMPARE(run->model()->status(), app::RunStatus::running);
+    RunMonitorWidget* monitor = window.monitor_for(run);
+    monitor->refresh_now();
+    QCOMPARE(monitor->stage_sections()->detail_text(QStringLiteral("generate")), QStringLiteral("1 / 3 images"));
+
+    QVERIFY(events.open(QIODevice::Append));
+    events.write(stream.mid(second_image));  // the other images, evaluate, run_finished
+    events.close();
+    QTRY_COMPARE_WITH_TIMEOUT(samples->sample_count(), 3, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(run->model()->status(), app::RunStatus::finished, 20000);
   }
 };
 
