@@ -29,17 +29,27 @@ using namespace medsynth::ui;
 class TestLdmRunOpen : public QObject {
   Q_OBJECT
 
+  QTemporaryDir tmp_;
+
+  // The ldm fixture run, relocated to tmp_/name; "" on failure (then the caller fails).
+  QString ldm_run(const QString& name) {
+    const QString run_dir = tmp_.filePath(name);
+    QString error;
+    if (!test::relocate_fixture_run(QStringLiteral(MEDSYNTH_APP_FIXTURES "/ldm"), run_dir, &error)) {
+      qWarning("%s", qPrintable(error));
+      return {};
+    }
+    return run_dir;
+  }
+
  private slots:
   void a_finished_ldm_run_shows_every_stage_and_is_saved_as_a_png() {
-    QTemporaryDir tmp;
-    const QString run_dir = tmp.filePath(QStringLiteral("ldm-tiny-run"));
-    QString error;
-    QVERIFY2(test::relocate_fixture_run(QStringLiteral(MEDSYNTH_APP_FIXTURES "/ldm"), run_dir, &error),
-             qPrintable(error));
+    const QString run_dir = ldm_run(QStringLiteral("ldm-tiny-run"));
+    QVERIFY(!run_dir.isEmpty());
 
     const CommandLineResult parsed =
         CommandLine().parse({QStringLiteral("medsynth"), QStringLiteral("--open-run"), run_dir,
-                             QStringLiteral("--settings"), tmp.filePath("s.ini")});
+                             QStringLiteral("--settings"), tmp_.filePath("s1.ini")});
     QVERIFY2(parsed.ok(), qPrintable(parsed.error));
     SettingsStore settings(parsed.options.settings_file);
     MainWindow window(&settings);
@@ -90,6 +100,7 @@ class TestLdmRunOpen : public QObject {
     QVERIFY(samples->sample_path(2).endsWith(QLatin1String("output/image_seed44_rank0.nii.gz")));
 
     const QString shot = test::output_dir() + QStringLiteral("/ldm-run-open.png");
+    QString error;
     QVERIFY2(window.save_screenshot(shot, &error), qPrintable(error));
     qInfo("screenshot: %s", qPrintable(shot));
   }
@@ -98,11 +109,8 @@ class TestLdmRunOpen : public QObject {
   // the history, or a cluster run's): the Samples tab lists the first image
   // while the run is still running, and the others as they come.
   void the_samples_tab_fills_while_the_run_is_live() {
-    QTemporaryDir tmp;
-    const QString run_dir = tmp.filePath(QStringLiteral("ldm-tiny-live"));
-    QString error;
-    QVERIFY2(test::relocate_fixture_run(QStringLiteral(MEDSYNTH_APP_FIXTURES "/ldm"), run_dir, &error),
-             qPrintable(error));
+    const QString run_dir = ldm_run(QStringLiteral("ldm-tiny-live"));
+    QVERIFY(!run_dir.isEmpty());
     QFile events(run_dir + QStringLiteral("/events.jsonl"));
     QVERIFY(events.open(QIODevice::ReadOnly));
     const QByteArray stream = events.readAll();
@@ -114,7 +122,7 @@ class TestLdmRunOpen : public QObject {
     events.write(stream.left(second_image));  // up to the first generated image
     events.close();
 
-    SettingsStore settings(tmp.filePath(QStringLiteral("s.ini")));
+    SettingsStore settings(tmp_.filePath(QStringLiteral("s2.ini")));
     MainWindow window(&settings);
     window.resize(1600, 1000);
     window.show();
