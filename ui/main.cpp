@@ -5,7 +5,7 @@
 #include <QTimer>
 #include <cstdio>
 
-#include "app/cluster/cluster_run_command.hpp"
+#include "app/headless/cluster_run_command.hpp"
 #include "ui/shell/command_line.hpp"
 #include "ui/shell/main_window.hpp"
 #include "ui/shell/settings_store.hpp"

@@ -1,8 +1,8 @@
 // Who answers the questions of an SSH connection: "this host is not known:
 // trust its key?" and "the passphrase of this key?". The GUI answers with a
-// dialog (ui/cluster/gui_auth_delegate), `medsynth run` on the terminal
-// (TerminalAuthDelegate), tests and scripts with fixed answers. Answers are
-// used at once and never stored; a changed host key is never asked about (it
+// dialog (ui/cluster/gui_auth_delegate), `medsynth run` on the
+// terminal (app/headless/terminal_auth_delegate.hpp), tests and scripts with
+// fixed answers. Answers are used at once and never stored; a changed host key is never asked about (it
 // is refused).
 #pragma once
 
@@ -35,19 +35,6 @@ class FixedAuthDelegate : public AuthDelegate {
  private:
   bool trust_;
   int asked_ = 0;
-};
-
-// Asks on the controlling terminal (/dev/tty), like ssh does; without one
-// (a batch job) it refuses unknown hosts and has no passphrases. The
-// passphrase is read with echo off.
-class TerminalAuthDelegate : public AuthDelegate {
- public:
-  explicit TerminalAuthDelegate(bool trust_new_hosts = false) : trust_(trust_new_hosts) {}
-  bool trust_unknown_host(const QString& host, const QString& key_type, const QString& fingerprint) override;
-  std::optional<QString> key_passphrase(const QString& key_file) override;
-
- private:
-  bool trust_;  // --accept-new-host-keys: trust on first use without asking
 };
 
 }  // namespace medsynth::app

@@ -229,7 +229,7 @@ void SlurmLauncher::begin(const QByteArray& script, const QByteArray& job_text) 
   run_dir_emitted_ = false;
   out_lines_.clear();
   stderr_tail_.clear();
-  reader_ = std::make_unique<EventStreamReader>(&model_);
+  begin_event_stream();
   model_.set_status(RunStatus::pending);
   nodes_ = {NodeState{QStringLiteral("job"), QStringLiteral("submitting"), options_.cluster.name, -1}};
   emit nodes_changed();
@@ -258,9 +258,7 @@ void SlurmLauncher::begin(const QByteArray& script, const QByteArray& job_text) 
     if (model_.run_dir().isEmpty()) model_.set_run_dir(dir);
     if (!std::exchange(run_dir_emitted_, true)) emit run_dir_known(dir);
   });
-  connect(follower_, &SlurmFollower::events_read, this, [this](const QByteArray& chunk) {
-    if (reader_) reader_->feed(chunk);
-  });
+  connect(follower_, &SlurmFollower::events_read, this, [this](const QByteArray& chunk) { feed_event_stream(chunk); });
   connect(follower_, &SlurmFollower::output_read, this, [this](const QByteArray& chunk) {
     model_.begin_batch();
     for (const QString& line : out_lines_.feed(chunk)) {
@@ -282,7 +280,7 @@ void SlurmLauncher::stop() {
 
 void SlurmLauncher::on_ended(int exit_code, const QString& reason) {
   running_ = false;
-  if (reader_) reader_->finish();
+  end_event_stream();
   if (!reason.isEmpty()) {
     set_node_state(0, QStringLiteral("failed"), reason, exit_code);
     if (!model_.is_terminal()) model_.set_status(RunStatus::failed, reason);

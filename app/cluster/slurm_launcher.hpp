@@ -19,7 +19,6 @@
 #include "app/cluster/launch_record.hpp"
 #include "app/launch/launcher.hpp"
 #include "app/launch/line_splitter.hpp"
-#include "app/runs/event_stream_reader.hpp"
 
 namespace medsynth::app {
 
@@ -57,7 +56,6 @@ class SlurmLauncher : public Launcher {
 
   SlurmLauncherOptions options_;
   LaunchRecord record_;
-  std::unique_ptr<EventStreamReader> reader_;
   SlurmFollower* follower_ = nullptr;
   QThread* thread_ = nullptr;
   LineSplitter out_lines_;

@@ -118,7 +118,7 @@ void SshLauncher::begin(bool start_engines, const LaunchRequest& request, const 
   reconnects_ = 0;
   failures_.clear();
   stderr_tail_.clear();
-  reader_ = std::make_unique<EventStreamReader>(&model_);
+  begin_event_stream();
   model_.set_status(RunStatus::pending);
   const ClusterSpec& c = options_.cluster;
   nodes_.clear();
@@ -189,8 +189,8 @@ void SshLauncher::drop_connection(int index) {
 }
 
 void SshLauncher::on_out(int index, const QByteArray& chunk) {
-  if (index != 0 || !reader_) return;
-  reader_->feed(chunk);
+  if (index != 0) return;
+  feed_event_stream(chunk);
   if (!model_.run_dir().isEmpty() && !std::exchange(run_dir_emitted_, true)) emit run_dir_known(model_.run_dir());
 }
 
@@ -219,7 +219,7 @@ void SshLauncher::on_ended(int index, int exit_code, const QString& reason) {
   if (index == 0) node0_exit_ = exit_code;
   if (++ended_count_ < links_.size()) return;
   running_ = false;
-  if (reader_) reader_->finish();
+  end_event_stream();
   QString tail = stderr_tail_.join(QLatin1Char('\n'));
   if (!failures_.isEmpty()) tail = failures_.join(QLatin1Char('\n')) + (tail.isEmpty() ? QString() : QStringLiteral("\n") + tail);
   const bool crashed = node0_exit_ < 0;

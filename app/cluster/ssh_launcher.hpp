@@ -23,7 +23,6 @@
 #include "app/cluster/node_link.hpp"
 #include "app/launch/launcher.hpp"
 #include "app/launch/line_splitter.hpp"
-#include "app/runs/event_stream_reader.hpp"
 
 namespace medsynth::app {
 
@@ -67,7 +66,6 @@ class SshLauncher : public Launcher {
 
   SshLauncherOptions options_;
   LaunchRecord record_;
-  std::unique_ptr<EventStreamReader> reader_;
   QList<NodeLink*> links_;
   QList<QThread*> threads_;
   QList<LineSplitter> err_lines_;

@@ -17,6 +17,16 @@ Launcher::Launcher(QObject* parent) : QObject(parent) {
 
 Launcher::~Launcher() = default;
 
+void Launcher::begin_event_stream() { event_reader_ = std::make_unique<EventStreamReader>(&model_); }
+
+void Launcher::feed_event_stream(QByteArrayView chunk) {
+  if (event_reader_) event_reader_->feed(chunk);
+}
+
+void Launcher::end_event_stream() {
+  if (event_reader_) event_reader_->finish();
+}
+
 }  // namespace medsynth::app
 
 namespace medsynth::app {

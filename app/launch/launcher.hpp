@@ -9,11 +9,14 @@
 // does not exit within the grace period is killed.
 #pragma once
 
+#include <QByteArrayView>
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <memory>
 
 #include "app/launch/launch_request.hpp"
+#include "app/runs/event_stream_reader.hpp"
 #include "app/runs/run_model.hpp"
 
 namespace medsynth::app {
@@ -68,10 +71,20 @@ class Launcher : public QObject {
   // cluster runs these lines are the rank logs.
   void relay_log_line(const QString& source, const QString& line);
   RunStatus conclude_run(int exit_code, bool crashed, bool stop_requested, const QString& stderr_tail);
+  // The engine's event stream, however it arrives (a local process's stdout,
+  // node 0's output over SSH, SLURM's events file), goes through these three
+  // into model_: one reading path for every launcher, so what a local run
+  // shows (stages, live samples) a cluster run shows too.
+  void begin_event_stream();
+  void feed_event_stream(QByteArrayView chunk);
+  void end_event_stream();  // the stream is over: a cut last line is counted
   void set_node_state(int index, const QString& state, const QString& detail, int exit_code = -1);
 
   RunModel model_;
   QList<NodeState> nodes_;
+
+ private:
+  std::unique_ptr<EventStreamReader> event_reader_;
 };
 
 }  // namespace medsynth::app

@@ -107,7 +107,7 @@ void LocalLauncher::start(const LaunchRequest& request) {
     return;
   }
 
-  reader_ = std::make_unique<EventStreamReader>(&model_);
+  begin_event_stream();
   finished_emitted_ = false;
   process_ = new QProcess(this);
   process_->setProgram(engine);
@@ -131,8 +131,8 @@ void LocalLauncher::stop() {
 }
 
 void LocalLauncher::on_stdout() {
-  if (!process_ || !reader_) return;
-  reader_->feed(process_->readAllStandardOutput());
+  if (!process_) return;
+  feed_event_stream(process_->readAllStandardOutput());
   if (!run_dir_emitted_ && !model_.run_dir().isEmpty()) note_run_dir(model_.run_dir());
 }
 
@@ -170,10 +170,8 @@ void LocalLauncher::note_run_dir(const QString& run_dir) {
 
 void LocalLauncher::on_finished(int exit_code, QProcess::ExitStatus exit_status) {
   if (!process_) return;
-  if (reader_) {
-    reader_->feed(process_->readAllStandardOutput());
-    reader_->finish();
-  }
+  feed_event_stream(process_->readAllStandardOutput());
+  end_event_stream();
   on_stderr();
   relay_stderr_lines(stderr_lines_.finish());
   finish_run(exit_status == QProcess::CrashExit ? -1 : exit_code, exit_status == QProcess::CrashExit);

@@ -19,7 +19,6 @@
 #include "app/launch/launcher.hpp"
 #include "app/launch/line_splitter.hpp"
 #include "app/runs/event_file_tail.hpp"
-#include "app/runs/event_stream_reader.hpp"
 
 namespace medsynth::app {
 
@@ -66,7 +65,6 @@ class LocalLauncher : public Launcher {
 
   LocalLauncherOptions options_;
   QProcess* process_ = nullptr;
-  std::unique_ptr<EventStreamReader> reader_;
   std::unique_ptr<EventFileTail> logs_tail_;
   QTimer kill_timer_;
   LineSplitter stderr_lines_;

@@ -244,6 +244,9 @@ bool EventStreamReader::apply_run_started(const QJsonObject& event) {
   info.effective_batch = static_cast<int>(batch.value_or(0));
   info.total_steps = total.value_or(0);
   info.time = parse_time(event.value(QLatin1String("time")));
+  // A pipeline names its stages up front, so the console can list them all.
+  for (const QJsonValue& name : event.value(QLatin1String("extra")).toObject().value(QLatin1String("stages")).toArray())
+    if (name.isString() && info.stages.size() < 64) info.stages << name.toString();
   if (model_) model_->apply_run_started(info);
   return complete;
 }
@@ -293,7 +296,15 @@ bool EventStreamReader::apply_stage(const QJsonObject& event) {
   if (!stage.isString() || !status.isString()) return false;
   if (model_) {
     model_->note_event_time(parse_time(event.value(QLatin1String("time"))));
-    model_->apply_stage(stage.toString(), status.toString(), event.value(QLatin1String("dir")).toString());
+    StageInfo info;
+    info.name = stage.toString();
+    info.status = status.toString();
+    info.dir = event.value(QLatin1String("dir")).toString();
+    // Optional (engines before issue 23 wrote none): the stage's own progress.
+    info.steps = integer(event.value(QLatin1String("steps"))).value_or(-1);
+    info.first_step = integer(event.value(QLatin1String("first_step"))).value_or(0);
+    info.images = integer(event.value(QLatin1String("images"))).value_or(-1);
+    model_->apply_stage(info);
   }
   return true;
 }

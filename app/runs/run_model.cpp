@@ -240,13 +240,16 @@ void RunModel::apply_checkpoint(const CheckpointInfo& checkpoint) {
   emit checkpoint_added(c);
 }
 
-void RunModel::apply_stage(const QString& name, const QString& status, const QString& dir) {
-  StageInfo stage{name, status, absolute(dir)};
-  auto it = std::find_if(stages_.begin(), stages_.end(), [&](const StageInfo& s) { return s.name == name; });
-  if (it != stages_.end())
+void RunModel::apply_stage(const StageInfo& info) {
+  StageInfo stage = info;
+  stage.dir = absolute(info.dir);
+  auto it = std::find_if(stages_.begin(), stages_.end(), [&](const StageInfo& s) { return s.name == stage.name; });
+  if (it != stages_.end()) {
+    stage.volumes = it->volumes;
     *it = stage;
-  else if (stages_.size() < 64)  // a pipeline has a handful; a hostile stream gets no more
+  } else if (stages_.size() < 64) {  // a pipeline has a handful; a hostile stream gets no more
     stages_.push_back(stage);
+  }
   if (status_ == RunStatus::pending) set_status_internal(RunStatus::running);
   emit stage_changed(stage);
 }
@@ -259,6 +262,8 @@ void RunModel::apply_artifact(const Artifact& artifact) {
     ++dropped_;
   }
   artifacts_.append(a);
+  // The running stage made it: generate's progress counts its images.
+  if (a.kind == QLatin1String("volume") && !stages_.isEmpty()) ++stages_.back().volumes;
   emit artifact_added(a);
 }
 

@@ -43,11 +43,16 @@ struct LogLine {
   QString message;
 };
 
-// One stage of a pipeline run (task ldm): its latest status.
+// One stage of a pipeline run (task ldm): its latest status, and what its own
+// progress is measured in (app/runs/pipeline_stages.hpp computes it).
 struct StageInfo {
   QString name;    // "autoencoder", "encode", "diffusion", "generate", "evaluate"
   QString status;  // "started", "complete", "skipped (complete)", "resumed", ...
   QString dir;
+  qint64 steps = -1;      // a training stage's own steps; -1: not a training stage (or an older engine)
+  qint64 first_step = 0;  // where they start among the pipeline's steps (progress events count all stages)
+  qint64 images = -1;     // generate: images planned; -1: unknown
+  qint64 volumes = 0;     // volume artifacts that arrived while this stage ran
 };
 
 struct Artifact {
@@ -90,6 +95,7 @@ struct RunStartInfo {
   qint64 total_steps = 0;
   QString device;
   QDateTime time;
+  QStringList stages;  // a pipeline's stages in order (extra.stages); empty for a plain run
 };
 
 // What one run may hold in the console's memory, whatever its stream says: a
@@ -165,6 +171,8 @@ class RunModel : public QObject {
   QVector<CheckpointInfo> checkpoints() const { return checkpoints_; }
   // Pipeline stages seen so far, in order; the last one is the current stage.
   QVector<StageInfo> stages() const { return stages_; }
+  // The stages the pipeline announced in run_started (also those not begun yet).
+  QStringList planned_stages() const { return start_.stages; }
   int restarts() const { return restarts_; }
   // The run_failed message, or what the launcher found (crash, vanished process).
   QString failure_message() const { return failure_message_; }
@@ -189,8 +197,9 @@ class RunModel : public QObject {
   void mark_log_file_followed(int rank);
   void apply_checkpoint(const CheckpointInfo& checkpoint);
   void apply_artifact(const Artifact& artifact);
-  // A `stage` event: updates that stage (or appends it, in order of first appearance).
-  void apply_stage(const QString& name, const QString& status, const QString& dir);
+  // A `stage` event: updates that stage (or appends it, in order of first
+  // appearance); its volume count is kept.
+  void apply_stage(const StageInfo& stage);
   void apply_restart(int attempt, const QString& reason);
   void apply_run_finished(const QString& reason, const QMap<QString, double>& metrics, double duration_s, const QDateTime& time);
   void apply_run_failed(const QString& error_kind, const QString& message, int exit_code, int rank, const QDateTime& time);

@@ -218,6 +218,7 @@ std::vector<GeneratedImage> generate_images(const JobSpec& given_job, const Gene
       if (fs::exists(p.path)) continue;
       maker.make(p);
       if (o.logger) o.logger->info("generated " + p.path + " (seed " + std::to_string(p.seed) + ", " + std::to_string(p.seconds) + " s)");
+      if (o.on_image_written) o.on_image_written(p);
     }
   }
   if (o.dist) o.dist->barrier("generate");

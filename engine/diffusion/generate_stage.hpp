@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,13 @@ class DiffusionScheduler;
 class DistContext;
 class RunLogger;
 
+struct GeneratedImage {
+  std::string path;
+  std::int64_t seed = 0;
+  int rank = 0;
+  double seconds = 0;  // sampling + decoding time of this image
+};
+
 struct GenerateOptions {
   std::string unet_checkpoint;         // a checkpoint of the diffusion stage (EMA weights preferred)
   std::string autoencoder_checkpoint;
@@ -40,13 +48,9 @@ struct GenerateOptions {
   std::string label;
   std::string controlnet_checkpoint;      // default: RUN/controlnet/checkpoints/last.safetensors
   std::string controlnet_network_config;  // default: RUN/controlnet/config_network.json
-};
-
-struct GeneratedImage {
-  std::string path;
-  std::int64_t seed = 0;
-  int rank = 0;
-  double seconds = 0;                  // sampling + decoding time of this image
+  // Called on this rank after each image it wrote (not for those it found):
+  // the ldm pipeline reports each one at once instead of after the last.
+  std::function<void(const GeneratedImage&)> on_image_written;
 };
 
 // The file name of image k (0-based) under a world of `world` ranks; with a

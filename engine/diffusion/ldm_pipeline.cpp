@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <set>
 
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
@@ -49,10 +50,23 @@ struct Pipeline {
   std::unique_ptr<RunLogger> logger;
   std::unique_ptr<EventWriter> events;
 
-  void stage(const std::string& name, const std::string& status, const std::string& dir) {
+  // `more`: what the console needs for the stage's own progress (a training
+  // stage's steps and first step among the pipeline's; generate's images).
+  void stage(const std::string& name, const std::string& status, const std::string& dir, const EventFields& more = {}) {
     logger->info("stage " + name + ": " + status + (dir.empty() ? std::string() : " (" + dir + ")"));
-    if (events) events->emit(event_schema::stage, {{"stage", name}, {"status", status}, {"dir", dir}});
+    if (!events) return;
+    EventFields fields{{"stage", name}, {"status", status}, {"dir", dir}};
+    fields.insert(fields.end(), more.begin(), more.end());
+    events->emit(event_schema::stage, fields);
   }
+
+  // A generated image as soon as it is written (the console's Samples tab
+  // fills while the stage runs); once per path.
+  void image_written(const std::string& path, std::int64_t seed, int by_rank, std::int64_t step) {
+    if (!events || !announced_images.insert(path).second) return;
+    events->artifact(path, "volume", step, {{"seed", seed}, {"generated_by_rank", by_rank}});
+  }
+  std::set<std::string> announced_images;
 
   // A sub-run for a training stage; every rank uses the same folder.
   RunDirectory sub_run(const std::string& name, const JobSpec& stage_job) const {
@@ -73,8 +87,9 @@ struct Pipeline {
     RunDirectory r = sub_run(name, stage_job);
     const std::string marker = r.root + "/stage-complete";
     const std::string last = r.checkpoints_dir() + "/last.safetensors";
+    const EventFields steps{{"steps", stage_job.training.max_steps}, {"first_step", step_offset}};
     if (fs::exists(marker)) {
-      stage(name, "skipped (complete)", r.root);
+      stage(name, "skipped (complete)", r.root, steps);
       return last;
     }
     TrainerOptions o = options;
@@ -82,13 +97,13 @@ struct Pipeline {
     o.json_stdout = false;
     o.forward_events = {events.get(), name + "/", step_offset, total_steps};
     o.resume_from = fs::exists(last) ? last : std::string();
-    stage(name, o.resume_from.empty() ? "started" : "resumed", r.root);
+    stage(name, o.resume_from.empty() ? "started" : "resumed", r.root, steps);
     if (options.dist) options.dist->set_key_scope(name + "/");
     if (stage_job.task == "ldm") o.make_task = [](const JobSpec& j) { return std::make_unique<LdmTask>(j); };
     run_training(stage_job, o);
     if (options.dist) options.dist->set_key_scope("");
     if (rank == 0) write_text_file_atomic(marker, "complete\n");
-    stage(name, "complete", r.root);
+    stage(name, "complete", r.root, steps);
     return last;
   }
 };
@@ -148,13 +163,17 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
 
     const std::string unet_checkpoint = p.train_stage("diffusion", diffusion_stage_job(job, embedding), autoencoder_steps, total_steps);
 
-    p.stage("generate", "started", options.run.output_dir());
+    const auto images = static_cast<std::int64_t>(planned_images(job, options.run.output_dir(), world).size());
+    p.stage("generate", "started", options.run.output_dir(), {{"images", images}});
     GenerateOptions go{unet_checkpoint, ae_checkpoint, embedding, options.run.output_dir(), options.dist, p.logger.get()};
+    go.on_image_written = [&](const GeneratedImage& image) {
+      p.image_written(image.path, image.seed, image.rank, job.training.max_steps);
+    };
     generate_images(job, go);
-    if (p.events)
-      for (const auto& image : planned_images(job, options.run.output_dir(), world))
-        p.events->artifact(image.path, "volume", job.training.max_steps, {{"seed", image.seed}, {"generated_by_rank", image.rank}});
-    p.stage("generate", "complete", options.run.output_dir());
+    // The other ranks' images, and those an earlier attempt wrote.
+    for (const auto& image : planned_images(job, options.run.output_dir(), world))
+      p.image_written(image.path, image.seed, image.rank, job.training.max_steps);
+    p.stage("generate", "complete", options.run.output_dir(), {{"images", images}});
     if (job.generate.evaluate && evaluate) {
       if (p.events) {
         const std::string dir = options.run.root + "/evaluation";

@@ -3,6 +3,7 @@
 // above the cap, invalid UTF-8, null + nonfinite, a newer `v`, missing and
 // wrong-typed fields, a truncated last line. Each case checks the counters and
 // that the good events around the garbage were applied.
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTest>
 #include <cmath>
@@ -55,6 +56,15 @@ QString snapshot(const RunModel& m) {
 QByteArray bare_event(std::string_view type) {
   return QByteArray(R"({"v":1,"type":")") + QByteArray(type.data(), static_cast<qsizetype>(type.size())) +
          R"(","time":"2026-11-22T05:46:24.478Z","rank":0})" + "\n";
+}
+
+// The run directory the first run_started of a stream names ("" if none).
+QString first_run_dir(const QByteArray& stream) {
+  const QByteArray key = QByteArrayLiteral("\"run_dir\":\"");
+  const qsizetype at = stream.indexOf(key);
+  if (at < 0) return {};
+  const qsizetype start = at + key.size();
+  return QString::fromUtf8(stream.mid(start, stream.indexOf('"', start) - start));
 }
 
 }  // namespace
@@ -278,42 +288,89 @@ class EventStreamReaderTest : public QObject {
     QCOMPARE(EventStreamReader::k_known_version, medsynth::event_schema::k_version);
   }
 
-  // Real streams of every workflow the fixtures hold (a finished, failed,
-  // stopped and SIGKILLed autoencoder run, an ldm pipeline with its stage
-  // events and evaluate stage, and `evaluate`'s own stream with a
-  // memorization event) read without an unknown or unusable line.
+  // Issue 23: real streams of every workflow (fixtures/make_fixtures.sh runs
+  // the engine): an autoencoder run finished, failed, stopped and SIGKILLed; a
+  // launch whose worker was killed and restarted; vqgan and survival runs; an
+  // ldm pipeline through `launch --json` with all its stages; an ldm run with
+  // its evaluate stage and `evaluate`'s own stream with a memorization event.
+  // Each is read with no unknown or unusable line, ends in the right status,
+  // and keeps the run directory its first run_started named.
   void real_streams_of_every_workflow_read_without_unusable_lines() {
-    const char* streams[] = {"finished/events.jsonl", "failed/events.jsonl", "stopped/events.jsonl", "interrupted/events.jsonl",
-                             "evaluated/events.jsonl", "evaluated/evaluation/events.jsonl"};
-    for (const char* name : streams) {
+    struct Case {
+      const char* stream;
+      RunStatus status;
+      const char* run_dir_prefix;  // the run directory's name starts with it ("": none named)
+      int restarts = 0;
+    };
+    const Case cases[] = {
+        {"finished/events.jsonl", RunStatus::finished, "quickstart-"},
+        {"failed/events.jsonl", RunStatus::failed, ""},  // failed before run_started: no run directory named
+        {"stopped/events.jsonl", RunStatus::stopped, "quickstart-"},
+        {"interrupted/events.jsonl", RunStatus::running,
+         "quickstart-"},  // the stream just ends; RunStore decides later
+        {"restarted/events.jsonl", RunStatus::finished, "quickstart-", 1},
+        {"vqgan/events.jsonl", RunStatus::finished, "vqgan-tiny-"},
+        {"survival/events.jsonl", RunStatus::finished, "survival-tiny-"},
+        {"ldm/events.jsonl", RunStatus::finished, "ldm-tiny-"},
+        {"evaluated/events.jsonl", RunStatus::finished, "ldm-tiny-"},
+        {"evaluated/evaluation/events.jsonl", RunStatus::running, ""},  // metrics only: no run_started, no end
+    };
+    for (const Case& c : cases) {
+      const QByteArray stream = test::read_all(test::fixture(QLatin1String(c.stream)));
       RunModel model;
       EventStreamReader reader(&model);
-      reader.feed(test::read_all(test::fixture(QLatin1String(name))));
+      reader.feed(stream);
       reader.finish();
       const auto st = model.reader_stats();
-      QVERIFY2(st.lines > 0, name);
-      QVERIFY2(st.unknown_types == 0 && st.missing_fields == 0 && st.newer_version == 0 && st.oversized == 0, name);
+      QVERIFY2(st.lines > 0, c.stream);
+      QVERIFY2(st.unknown_types == 0 && st.missing_fields == 0 && st.newer_version == 0 && st.oversized == 0 &&
+                   st.invalid_utf8 == 0,
+               c.stream);
       // A SIGKILLed writer may leave one cut last line; nothing else may be broken.
-      QVERIFY2(st.invalid_json <= (QLatin1String(name).startsWith(QLatin1String("interrupted")) ? 1 : 0), name);
+      QVERIFY2(st.invalid_json <= (QLatin1String(c.stream).startsWith(QLatin1String("interrupted")) ? 1 : 0), c.stream);
+      QVERIFY2(model.status() == c.status,
+               qPrintable(QStringLiteral("%1: %2").arg(c.stream, to_string(model.status()))));
+      QCOMPARE(model.restarts(), c.restarts);
+      // The run directory is the one the first run_started named, whatever
+      // came after it (a restart, a stage's events).
+      QCOMPARE(model.run_dir(), first_run_dir(stream));
+      QVERIFY2(QFileInfo(model.run_dir()).fileName().startsWith(QLatin1String(c.run_dir_prefix)),
+               qPrintable(model.run_dir()));
     }
+  }
+
+  // Issue 23.2: an ldm pipeline's stages, seen through the pipeline's stream:
+  // the stages' own run_started/run_finished stay in their folders; their
+  // metrics ("<stage>/name") and progress (over all stages) arrive here.
+  void an_ldm_stream_is_one_run_with_its_stages() {
     RunModel ldm;
     EventStreamReader reader(&ldm);
-    reader.feed(test::read_all(test::fixture(QStringLiteral("evaluated/events.jsonl"))));
+    reader.feed(test::read_all(test::fixture(QStringLiteral("ldm/events.jsonl"))));
     QCOMPARE(ldm.status(), RunStatus::finished);
-    // Issue 23.2: the stages' own run_started/run_finished stay in their folders;
-    // their metrics and progress arrive through the pipeline's stream.
-    QVERIFY2(ldm.run_dir().contains(QLatin1String("/ldm-tiny-")) && !ldm.run_dir().endsWith(QLatin1String("/autoencoder")) &&
-                 !ldm.run_dir().endsWith(QLatin1String("/diffusion")),
-             qPrintable(ldm.run_dir()));
-    QCOMPARE(ldm.total_steps(), 10);  // 4 autoencoder + 6 diffusion steps
-    QCOMPARE(ldm.current_step(), 10);
-    QVERIFY(ldm.metric_names().contains(QStringLiteral("autoencoder/train/loss")));
-    QVERIFY(ldm.metric_names().contains(QStringLiteral("diffusion/train/loss")));
-    QStringList stages;
-    for (const auto& s : ldm.stages()) stages << s.name;
-    QCOMPARE(stages, (QStringList{"autoencoder", "encode", "diffusion", "generate", "evaluate"}));
+    QVERIFY2(
+        !ldm.run_dir().endsWith(QLatin1String("/autoencoder")) && !ldm.run_dir().endsWith(QLatin1String("/diffusion")),
+        qPrintable(ldm.run_dir()));
+    QCOMPARE(ldm.total_steps(), 24);  // 12 autoencoder + 12 diffusion steps
+    QCOMPARE(ldm.current_step(), 24);
+    for (const char* metric : {"autoencoder/train/loss", "autoencoder/val/psnr", "autoencoder/val/ssim",
+                               "diffusion/train/loss", "diffusion/val/diffusion_loss", "eval/ms_ssim_fidelity"})
+      QVERIFY2(ldm.metric_names().contains(QLatin1String(metric)), metric);
+    const QStringList planned{"autoencoder", "encode", "diffusion", "generate", "evaluate"};
+    QCOMPARE(ldm.planned_stages(), planned);
+    QStringList seen;
+    for (const auto& s : ldm.stages()) seen << s.name;
+    QCOMPARE(seen, planned);
+    QCOMPARE(ldm.stages()[0].steps, 12);
+    QCOMPARE(ldm.stages()[2].first_step, 12);
+    QCOMPARE(ldm.stages()[3].images, 3);
+    QCOMPARE(ldm.stages()[3].volumes, 3);
     QCOMPARE(ldm.stages().back().status, QStringLiteral("complete"));
-    QVERIFY(ldm.metric_names().contains(QStringLiteral("eval/ms_ssim_fidelity")));
+
+    RunModel evaluated;
+    EventStreamReader old_engine(&evaluated);  // written before stage events carried steps
+    old_engine.feed(test::read_all(test::fixture(QStringLiteral("evaluated/events.jsonl"))));
+    QCOMPARE(evaluated.stages().size(), 5);
+    QCOMPARE(evaluated.stages()[0].steps, -1);
     RunModel evaluation;
     EventStreamReader eval_reader(&evaluation);
     eval_reader.feed(test::read_all(test::fixture(QStringLiteral("evaluated/evaluation/events.jsonl"))));

@@ -23,11 +23,11 @@
 #include "ui/cluster/gui_auth_delegate.hpp"
 #include "ui/jobs/job_editor_widget.hpp"
 #include "ui/monitor/node_table.hpp"
-#include "ui/monitor/run_controller.hpp"
+#include "app/launch/run_controller.hpp"
 #include "ui/monitor/run_monitor_widget.hpp"
 #include "ui/shell/main_window.hpp"
 #include "ui/shell/settings_store.hpp"
-#include "ui/shell/launch_coordinator.hpp"
+#include "app/launch/launch_coordinator.hpp"
 
 using namespace medsynth;
 
@@ -133,12 +133,12 @@ class ClusterViewTest : public QObject {
     QCOMPARE(window.coordinator()->target()->name, QStringLiteral("lab"));
 
     // Launching there: both nodes fail to connect; the monitor's node table says so per node.
-    QSignalSpy opened(window.coordinator(), &ui::LaunchCoordinator::run_opened);
-    QSignalSpy ended(window.coordinator(), &ui::LaunchCoordinator::run_ended);
+    QSignalSpy opened(window.coordinator(), &app::LaunchCoordinator::run_opened);
+    QSignalSpy ended(window.coordinator(), &app::LaunchCoordinator::run_ended);
     window.job_editor()->launch_button()->click();
     QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 10000);
     QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, 30000);
-    auto* run = opened.front().front().value<ui::RunController*>();
+    auto* run = opened.front().front().value<app::RunController*>();
     QCOMPARE(run->model()->status(), app::RunStatus::failed);
     ui::RunMonitorWidget* monitor = window.monitor_for(run);
     QVERIFY(monitor);

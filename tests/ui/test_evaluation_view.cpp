@@ -23,6 +23,7 @@
 #include "ui/monitor/metric_chart_view.hpp"
 #include "ui/monitor/evaluation_view.hpp"
 #include "ui/monitor/run_monitor_widget.hpp"
+#include "ui/monitor/stage_sections.hpp"
 #include "ui_test_support.hpp"
 
 using namespace medsynth;
@@ -109,9 +110,10 @@ class TestEvaluationView : public QObject {
     QVERIFY(image.save(test::output_dir() + QStringLiteral("/evaluation-report-page.png")));
   }
 
-  // Issue 23.2: an ldm run (its stream replayed) draws each stage's loss as
-  // its own curve of the Training loss chart, and the run stays one run.
-  void an_ldm_run_draws_each_stage_as_a_curve() {
+  // Issue 23.2: an ldm run (its stream replayed) draws each stage's loss in
+  // that stage's own section (stage metrics count the stage's own steps, so
+  // they do not share an x axis), and the run stays one run.
+  void an_ldm_run_draws_each_stage_in_its_section() {
     app::RunModel model;
     app::EventStreamReader reader(&model);
     RunMonitorWidget monitor;
@@ -120,9 +122,13 @@ class TestEvaluationView : public QObject {
     QVERIFY(stream.open(QIODevice::ReadOnly));
     reader.feed(stream.readAll());
     reader.finish();
-    auto* loss = monitor.findChild<MetricChartView*>(QStringLiteral("train/loss"));
-    QVERIFY(loss);
-    QCOMPARE(loss->curve_count(), 3);  // train/loss (empty for ldm), autoencoder, diffusion
+    for (const char* stage_loss : {"autoencoder/train/loss", "diffusion/train/loss"}) {
+      auto* loss = monitor.findChild<MetricChartView*>(QLatin1String(stage_loss));
+      QVERIFY2(loss, stage_loss);
+      QCOMPARE(loss->curve_count(), 1);
+      QCOMPARE(loss->metric(0), QLatin1String(stage_loss));
+    }
+    QCOMPARE(monitor.stage_sections()->stage_names().size(), 5);
     QCOMPARE(model.status(), app::RunStatus::finished);
     QCOMPARE(model.stages().size(), 5);
   }

@@ -1,6 +1,8 @@
 #include "ui_test_support.hpp"
 
 #include <QDir>
+#include <QDirIterator>
+#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -69,6 +71,41 @@ QString run_tiny_job(const QString& runs_dir, int processes, QString* error, int
     return {};
   }
   return QDir(runs_dir).filePath(dirs.front());  // the newest
+}
+
+bool relocate_fixture_run(const QString& fixture_dir, const QString& dest, QString* error) {
+  QFile events(fixture_dir + QStringLiteral("/events.jsonl"));
+  if (!events.open(QIODevice::ReadOnly)) {
+    *error = QStringLiteral("%1: %2").arg(events.fileName(), events.errorString());
+    return false;
+  }
+  QByteArray stream = events.readAll();
+  const QByteArray key = R"("run_dir":")";
+  const qsizetype at = stream.indexOf(key);
+  if (at < 0) {
+    *error = events.fileName() + QStringLiteral(": no run_started names a run directory");
+    return false;
+  }
+  const qsizetype start = at + key.size();
+  const QByteArray recorded = stream.mid(start, stream.indexOf('"', start) - start);
+  stream.replace(recorded, QDir::cleanPath(dest).toUtf8());
+  QDirIterator it(fixture_dir, QDir::Files, QDirIterator::Subdirectories);
+  while (it.hasNext()) {
+    const QString from = it.next();
+    const QString to = dest + QLatin1Char('/') + QDir(fixture_dir).relativeFilePath(from);
+    QDir().mkpath(QFileInfo(to).absolutePath());
+    QFile::remove(to);
+    if (!QFile::copy(from, to)) {
+      *error = QStringLiteral("cannot copy %1 to %2").arg(from, to);
+      return false;
+    }
+  }
+  QFile out(dest + QStringLiteral("/events.jsonl"));
+  if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(stream) != stream.size()) {
+    *error = QStringLiteral("%1: %2").arg(out.fileName(), out.errorString());
+    return false;
+  }
+  return true;
 }
 
 }  // namespace medsynth::ui::test

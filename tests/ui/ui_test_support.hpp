@@ -27,4 +27,10 @@ bool engine_has_launch();
 // the run directory, or "" with *error (the engine's stderr tail).
 QString run_tiny_job(const QString& runs_dir, int processes, QString* error, int steps = 30, int val_every = 15);
 
+// Copies a run directory recorded by tests/app/fixtures/make_fixtures.sh
+// (events.jsonl, job.yaml, logs/, output/) to dest, rewriting the run
+// directory its events name (the engine's temporary folder) to dest, so that
+// its checkpoints and images resolve there. False with *error otherwise.
+bool relocate_fixture_run(const QString& fixture_dir, const QString& dest, QString* error);
+
 }  // namespace medsynth::ui::test

@@ -19,6 +19,15 @@
 
 namespace medsynth::ui {
 
+QString metric_chart_title(const QString& metric) {
+  if (metric == QLatin1String("train/loss")) return QObject::tr("Training loss");
+  if (metric == QLatin1String("val/psnr")) return QObject::tr("Validation PSNR (dB)");
+  if (metric == QLatin1String("val/ssim")) return QObject::tr("Validation SSIM");
+  if (metric == QLatin1String("val/diffusion_loss")) return QObject::tr("Validation diffusion loss");
+  if (metric == QLatin1String("lr")) return QObject::tr("Learning rate");
+  return metric;
+}
+
 namespace {
 
 // Tableau-10: distinct on light and dark backgrounds.
@@ -253,6 +262,9 @@ void MetricChartView::rebuild_axes() {
     value_axis->setTickCount(5);
     y_axis_ = value_axis;
   }
+  // Qt Charts sizes the label column for the first labels it drew ("0",
+  // "0.5"); later wider ones ("13.75" dB) would be cut to "..." otherwise.
+  y_axis_->setTruncateLabels(false);
   chart->addAxis(x_axis_, Qt::AlignBottom);
   chart->addAxis(y_axis_, Qt::AlignLeft);
   for (Curve& c : curves_) {

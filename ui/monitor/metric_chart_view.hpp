@@ -31,6 +31,10 @@ QT_END_NAMESPACE
 
 namespace medsynth::ui {
 
+// A chart's title for a metric: "Training loss" for train/loss, ...; the
+// name itself for the others.
+QString metric_chart_title(const QString& metric);
+
 struct MetricChartOptions {
   int max_points = 2000;     // per curve, before the pixel limit
   bool log_scale = false;    // y axis logarithmic (values <= 0 are not drawn)

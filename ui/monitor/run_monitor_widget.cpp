@@ -12,6 +12,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSlider>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -21,7 +22,9 @@
 #include "ui/monitor/evaluation_view.hpp"
 #include "ui/monitor/log_view.hpp"
 #include "ui/monitor/metric_chart_view.hpp"
-#include "ui/monitor/run_controller.hpp"
+#include "ui/monitor/stage_sections.hpp"
+#include "app/runs/pipeline_stages.hpp"
+#include "app/launch/run_controller.hpp"
 
 namespace medsynth::ui {
 
@@ -43,14 +46,6 @@ QString duration_text(double seconds) {
   if (s < 60) return QObject::tr("%1 s").arg(s);
   if (s < 3600) return QObject::tr("%1 min %2 s").arg(s / 60).arg(s % 60);
   return QObject::tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
-}
-
-QString chart_title(const QString& metric) {
-  if (metric == QLatin1String("train/loss")) return QObject::tr("Training loss");
-  if (metric == QLatin1String("val/psnr")) return QObject::tr("Validation PSNR (dB)");
-  if (metric == QLatin1String("val/ssim")) return QObject::tr("Validation SSIM");
-  if (metric == QLatin1String("lr")) return QObject::tr("Learning rate");
-  return metric;
 }
 
 }  // namespace
@@ -134,9 +129,22 @@ RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) :
   controls->addWidget(chooser_);
 
   auto* chart_area = new QWidget(this);
-  auto* grid = new QGridLayout(chart_area);
-  grid->setContentsMargins(0, 0, 0, 0);
+  auto* chart_column = new QVBoxLayout(chart_area);
+  chart_column->setContentsMargins(0, 0, 0, 0);
+  chart_column->setSpacing(4);
+  // A pipeline run: one section per stage with its own progress and charts.
+  // It scrolls rather than squash its charts when the window is short.
+  stages_scroll_ = new QScrollArea(chart_area);
+  stages_scroll_->setWidgetResizable(true);
+  stages_scroll_->setFrameShape(QFrame::NoFrame);
+  stages_ = new StageSections(stages_scroll_, {.max_points = options_.max_points});
+  stages_->setObjectName("stages");
+  stages_scroll_->setWidget(stages_);
+  stages_scroll_->hide();
+  chart_column->addWidget(stages_scroll_, 3);
+  auto* grid = new QGridLayout();
   grid->setSpacing(4);
+  chart_column->addLayout(grid, 2);
   MetricChartOptions chart_options;
   chart_options.max_points = options_.max_points;
   int cell = 0;
@@ -144,7 +152,7 @@ RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) :
     chart_options.log_scale = options_.log_scale_charts.contains(metric);
     auto* chart = new MetricChartView(chart_area, chart_options);
     chart->setObjectName(metric);
-    chart->set_title(chart_title(metric));
+    chart->set_title(metric_chart_title(metric));
     charts_.insert(metric, chart);
     grid->addWidget(chart, cell / 3, cell % 3);
     ++cell;
@@ -162,12 +170,19 @@ RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) :
   log_tabs_->addTab(files_, tr("Checkpoints && outputs"));
   evaluation_ = new EvaluationView(this);
   evaluation_->setObjectName("evaluation");
-  log_tabs_->addTab(evaluation_, tr("Evaluate"));
+  // Scrolls inside its tab: its tables and histograms must not set the
+  // height of the whole lower pane (a pipeline's stage charts need it).
+  auto* evaluation_scroll = new QScrollArea(this);
+  evaluation_scroll->setWidgetResizable(true);
+  evaluation_scroll->setFrameShape(QFrame::NoFrame);
+  evaluation_scroll->setWidget(evaluation_);
+  log_tabs_->addTab(evaluation_scroll, tr("Evaluate"));
   connect(evaluation_, &EvaluationView::compare_requested, this, &RunMonitorWidget::compare_requested);
   connect(files_, &QListWidget::itemActivated, this,
           [this](QListWidgetItem* item) { emit file_activated(item->data(Qt::UserRole).toString()); });
 
   auto* split = new QSplitter(Qt::Vertical, this);
+  split_ = split;
   split->addWidget(chart_area);
   split->addWidget(log_tabs_);
   split->setStretchFactor(0, 3);
@@ -191,7 +206,7 @@ RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) :
   connect(smoothing_, &QSlider::valueChanged, this, [this](int v) { set_smoothing(v / 100.0); });
   connect(chooser_, &QComboBox::currentTextChanged, this, [this](const QString& metric) {
     if (metric.isEmpty()) return;
-    custom_chart_->set_title(chart_title(metric));
+    custom_chart_->set_title(metric_chart_title(metric));
     custom_chart_->set_metric(metric);
   });
   connect(stop_, &QPushButton::clicked, this, [this] {
@@ -239,13 +254,12 @@ void RunMonitorWidget::set_model(const app::RunModel* model) {
 }
 
 void RunMonitorWidget::bind_model() {
-  stage_curves_.clear();
   for (auto it = charts_.begin(); it != charts_.end(); ++it) {
     it.value()->clear_curves();
     if (model_) it.value()->add_curve(it.key(), model_, it.key());
   }
-  if (model_)
-    for (const QString& name : model_->metric_names()) attach_stage_curve(name);
+  stages_->set_model(model_);
+  pipeline_sized_ = false;
   custom_chart_->clear_curves();
   if (model_) custom_chart_->add_curve(chooser_->currentText(), model_, chooser_->currentText());
   files_->clear();
@@ -321,6 +335,7 @@ void RunMonitorWidget::set_smoothing(double weight) {
   }
   smoothing_value_->setText(QString::number(weight, 'f', 2));
   for (MetricChartView* chart : std::as_const(charts_)) chart->set_smoothing(weight);
+  stages_->set_smoothing(weight);
   custom_chart_->set_smoothing(weight);
 }
 
@@ -330,24 +345,11 @@ void RunMonitorWidget::schedule() {
   if (!refresh_timer_.isActive()) refresh_timer_.start();
 }
 
-void RunMonitorWidget::attach_stage_curve(const QString& name) {
-  if (!model_ || stage_curves_.contains(name) || charts_.contains(name)) return;
-  for (auto it = charts_.cbegin(); it != charts_.cend(); ++it) {
-    const QString suffix = QLatin1Char('/') + it.key();
-    if (!name.endsWith(suffix) || name.size() == suffix.size()) continue;
-    const QString stage = name.left(name.size() - suffix.size());
-    if (stage.contains(QLatin1Char('/'))) continue;  // "a/b/train/loss" is not a stage's
-    it.value()->add_curve(stage, model_, name);
-    stage_curves_.insert(name, it.value());
-    return;
-  }
-}
-
 void RunMonitorWidget::on_metric_appended(const QString& name, int first_new_index) {
   dirty_metrics_.insert(name);
   if (first_new_index == 0) {
     dirty_names_ = true;  // a metric seen for the first time
-    attach_stage_curve(name);
+    stages_->chart_for_metric(name);
   }
   dirty_labels_ = true;
   schedule();
@@ -390,7 +392,7 @@ void RunMonitorWidget::update_chooser() {
   }
   chooser_->setCurrentText(pick);
   if (custom_chart_->metric(0) != pick) {
-    custom_chart_->set_title(pick.isEmpty() ? tr("(choose a metric)") : chart_title(pick));
+    custom_chart_->set_title(pick.isEmpty() ? tr("(choose a metric)") : metric_chart_title(pick));
     custom_chart_->set_metric(pick);
   }
 }
@@ -403,7 +405,7 @@ void RunMonitorWidget::refresh() {
     update_chooser();
   }
   for (const QString& name : std::as_const(dirty_metrics_)) {
-    MetricChartView* chart = charts_.contains(name) ? charts_.value(name) : stage_curves_.value(name);
+    MetricChartView* chart = charts_.contains(name) ? charts_.value(name) : stages_->chart_for_metric(name);
     if (chart && !pending_charts_.contains(chart)) pending_charts_ << chart;
     if (custom_chart_->metric(0) == name && !pending_charts_.contains(custom_chart_)) pending_charts_ << custom_chart_;
   }
@@ -472,6 +474,24 @@ void RunMonitorWidget::update_labels() {
   if (const auto stages = model_ ? model_->stages() : QVector<app::StageInfo>{}; !stages.isEmpty())
     step_text = tr("stage %1 (%2) · %3").arg(stages.back().name, stages.back().status, step_text);
   step_->setText(step_text);
+  // A pipeline's stage sections replace the plain run's fixed charts (its
+  // metrics are all "<stage>/…"); the chart of any other metric stays.
+  const bool pipeline = app::is_pipeline(m);
+  stages_scroll_->setVisible(pipeline);
+  for (MetricChartView* chart : std::as_const(charts_)) chart->setVisible(!pipeline);
+  if (pipeline) {
+    stages_->update_progress();
+    // Room for every stage's charts without scrolling where the window allows.
+    stages_scroll_->setMinimumHeight(std::min(stages_->sizeHint().height(), 560));
+  }
+  if (pipeline && !pipeline_sized_) {
+    // The stages' charts matter more than the logs here. Proportions and
+    // stretch, not pixels: a monitor tab not shown yet has no height.
+    pipeline_sized_ = true;
+    split_->setStretchFactor(0, 4);
+    split_->setStretchFactor(1, 1);
+    split_->setSizes({4000, 1000});
+  }
 
   const double rate = m.throughput();
   if (rate > 0) {

@@ -24,17 +24,25 @@ class QLabel;
 class QListWidget;
 class QProgressBar;
 class QPushButton;
+class QScrollArea;
+class QSplitter;
 class QSlider;
 class QTabWidget;
 QT_END_NAMESPACE
 
+namespace medsynth::app {
+class RunController;
+}  // namespace medsynth::app
+
 namespace medsynth::ui {
+
+using app::RunController;
 
 class EvaluationView;
 class LogView;
 class MetricChartView;
 class NodeTable;
-class RunController;
+class StageSections;
 
 struct RunMonitorOptions {
   int refresh_interval_ms = 100;  // charts and labels redraw at most 10 times a second
@@ -65,6 +73,8 @@ class RunMonitorWidget : public QWidget {
   // The chart of a fixed metric ("train/loss"), or null.
   MetricChartView* chart(const QString& metric) const { return charts_.value(metric); }
   MetricChartView* custom_chart() const { return custom_chart_; }
+  // A pipeline run's stages: their progress and charts.
+  StageSections* stage_sections() const { return stages_; }
   QComboBox* metric_chooser() const { return chooser_; }
   // Log tab of a rank (-1: launcher), or null.
   LogView* log_view(int rank) const { return logs_.value(rank); }
@@ -139,10 +149,10 @@ class RunMonitorWidget : public QWidget {
   QHash<int, LogView*> logs_;
   QListWidget* files_ = nullptr;
   EvaluationView* evaluation_ = nullptr;  // the Evaluate tab
-  // Pipeline stages' metrics ("autoencoder/train/loss") drawn as extra curves
-  // of the chart of their base metric ("train/loss"), one per stage.
-  QHash<QString, MetricChartView*> stage_curves_;
-  void attach_stage_curve(const QString& name);
+  QScrollArea* stages_scroll_ = nullptr;
+  QSplitter* split_ = nullptr;       // charts above, logs below
+  bool pipeline_sized_ = false;      // the splitter gave a pipeline's stages their room once
+  StageSections* stages_ = nullptr;  // pipeline runs: a section per stage
 
   QTimer refresh_timer_;
   QTimer stagger_timer_;                          // the next pending chart

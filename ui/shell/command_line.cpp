@@ -167,7 +167,7 @@ QString CommandLine::help_text() const {
     text += QStringLiteral("\nCommands:\n");
     for (const Verb& v : verbs_) text += line(v.name + ' ' + v.arg_names.join(' '), v.help);
   }
-  // Handled by main() before any window exists (app/cluster/cluster_run_command.hpp).
+  // Handled by main() before any window exists (app/headless/cluster_run_command.hpp).
   text += QStringLiteral("\nHeadless cluster launch:\n");
   text += line(QStringLiteral("run --cluster C.yaml JOB"), QStringLiteral("Launch JOB over SSH or SLURM without a window and print its progress (medsynth run --help)."));
   return text;

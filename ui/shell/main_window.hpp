@@ -25,15 +25,21 @@ class QLabel;
 class QTabWidget;
 QT_END_NAMESPACE
 
+namespace medsynth::app {
+class LaunchCoordinator;
+class RunController;
+}  // namespace medsynth::app
+
 namespace medsynth::ui {
+
+using app::LaunchCoordinator;
+using app::RunController;
 
 class ClusterPanel;
 class GuiAuthDelegate;
 class JobEditorWidget;
-class LaunchCoordinator;
 class MachinePanel;
 class MaisiGenerateDialog;
-class RunController;
 class RunHistoryWidget;
 class RunMonitorWidget;
 class SettingsStore;

@@ -11,9 +11,13 @@
 class QTabWidget;
 class QWidget;
 
+namespace medsynth::app {
+class RunController;
+}  // namespace medsynth::app
+
 namespace medsynth::ui {
 
-class RunController;
+using app::RunController;
 
 class VolumeWorkspace : public QObject {
   Q_OBJECT

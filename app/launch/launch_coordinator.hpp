@@ -1,10 +1,11 @@
 // Turns the console's intents into runs: "launch the job being edited",
-// "resume this run", "open that run directory". Builds the app::LaunchRequest
+// "resume this run", "open that run directory". Builds the LaunchRequest
 // (job text written to a private temporary file when it is unsaved or
 // modified, processes and restarts from the Machine panel, runs folder),
 // validates it, creates the RunController and tells the history which run is
-// live. One launched run at a time (2 cores do not profit from two). MainWindow
-// owns it and opens a monitor tab per run_opened().
+// live. One launched run at a time (2 cores do not profit from two). The ui's
+// MainWindow owns it and opens a monitor tab per run_opened(); it needs no
+// widget, so tests/app drives it without a display.
 #pragma once
 
 #include <QList>
@@ -22,7 +23,7 @@
 #include "app/launch/local_launcher.hpp"
 #include "app/runs/run_store.hpp"
 
-namespace medsynth::ui {
+namespace medsynth::app {
 
 class RunController;
 
@@ -31,21 +32,21 @@ class LaunchCoordinator : public QObject {
 
  public:
   // store may be null (no history updates).
-  LaunchCoordinator(app::JobDocument* document, app::RunStore* store, QObject* parent = nullptr);
+  LaunchCoordinator(JobDocument* document, RunStore* store, QObject* parent = nullptr);
   ~LaunchCoordinator() override;
 
   void set_runs_dir(const QString& runs_dir);  // empty: the job's output.runs_dir
   QString runs_dir() const { return runs_dir_; }
-  void set_launcher_options(const app::LocalLauncherOptions& options) { launcher_options_ = options; }
+  void set_launcher_options(const LocalLauncherOptions& options) { launcher_options_ = options; }
   // Where the next launch runs: this machine (nullopt) or a cluster (SSH
   // nodes or SLURM). delegate answers SSH questions (not owned).
-  void set_target(const std::optional<app::ClusterSpec>& cluster) { target_ = cluster; }
-  const std::optional<app::ClusterSpec>& target() const { return target_; }
-  void set_auth_delegate(app::AuthDelegate* delegate) { delegate_ = delegate; }
+  void set_target(const std::optional<ClusterSpec>& cluster) { target_ = cluster; }
+  const std::optional<ClusterSpec>& target() const { return target_; }
+  void set_auth_delegate(AuthDelegate* delegate) { delegate_ = delegate; }
 
   // Null (and error_message) when the job cannot be launched.
-  RunController* launch(const app::LaunchOptions& options);
-  RunController* resume(const QString& run_dir, const app::LaunchOptions& options);
+  RunController* launch(const LaunchOptions& options);
+  RunController* resume(const QString& run_dir, const LaunchOptions& options);
   // An already open run directory returns its controller.
   RunController* open_run(const QString& run_dir);
 
@@ -58,28 +59,28 @@ class LaunchCoordinator : public QObject {
   void stop_active();
 
  signals:
-  void run_opened(medsynth::ui::RunController* run);
+  void run_opened(medsynth::app::RunController* run);
   void active_changed(bool live);
-  void run_ended(medsynth::ui::RunController* run, medsynth::app::RunStatus status);
+  void run_ended(medsynth::app::RunController* run, medsynth::app::RunStatus status);
   void error_message(const QString& text);
   void status_message(const QString& text);
 
  private:
-  RunController* start(const app::LaunchRequest& request);
-  std::unique_ptr<app::Launcher> make_launcher() const;
+  RunController* start(const LaunchRequest& request);
+  std::unique_ptr<Launcher> make_launcher() const;
   QString job_file_for_launch(QString* error);
   void report_active();  // emits active_changed when it changed
 
-  app::JobDocument* document_;
-  QPointer<app::RunStore> store_;
+  JobDocument* document_;
+  QPointer<RunStore> store_;
   QString runs_dir_;
-  app::LocalLauncherOptions launcher_options_;
-  std::optional<app::ClusterSpec> target_;
-  app::AuthDelegate* delegate_ = nullptr;
+  LocalLauncherOptions launcher_options_;
+  std::optional<ClusterSpec> target_;
+  AuthDelegate* delegate_ = nullptr;
   std::unique_ptr<QTemporaryDir> temp_dir_;  // unsaved jobs handed to the engine
   int temp_counter_ = 0;
   bool reported_active_ = false;
   QList<QPointer<RunController>> runs_;
 };
 
-}  // namespace medsynth::ui
+}  // namespace medsynth::app

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "app/cluster/auth_delegate.hpp"
+#include "app/headless/terminal_auth_delegate.hpp"
 
 namespace medsynth::app {
 namespace {

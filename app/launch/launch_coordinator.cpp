@@ -1,4 +1,4 @@
-#include "ui/shell/launch_coordinator.hpp"
+#include "app/launch/launch_coordinator.hpp"
 
 #include "app/cluster/slurm_launcher.hpp"
 #include "app/cluster/ssh_launcher.hpp"
@@ -7,12 +7,19 @@
 #include <QFileInfo>
 #include <QSaveFile>
 
-#include "ui/monitor/run_controller.hpp"
+#include "app/launch/run_controller.hpp"
 
-namespace medsynth::ui {
+namespace medsynth::app {
 
-LaunchCoordinator::LaunchCoordinator(app::JobDocument* document, app::RunStore* store, QObject* parent)
-    : QObject(parent), document_(document), store_(store) {}
+LaunchCoordinator::LaunchCoordinator(JobDocument* document, RunStore* store, QObject* parent)
+    : QObject(parent), document_(document), store_(store) {
+  // Queued connections and QSignalSpy copy run_opened's and run_ended's arguments.
+  static const int registered = [] {
+    qRegisterMetaType<RunController*>("medsynth::app::RunController*");
+    return 0;
+  }();
+  Q_UNUSED(registered);
+}
 
 LaunchCoordinator::~LaunchCoordinator() {
   // A live run outlives nothing: stop it gracefully; the engine checkpoints.
@@ -62,14 +69,14 @@ QString LaunchCoordinator::job_file_for_launch(QString* error) {
   return path;
 }
 
-RunController* LaunchCoordinator::launch(const app::LaunchOptions& options) {
+RunController* LaunchCoordinator::launch(const LaunchOptions& options) {
   QString why;
   if (!document_->is_launchable(&why)) {
     emit error_message(tr("Cannot launch: %1").arg(why.isEmpty() ? tr("the job has problems") : why));
     return nullptr;
   }
   QString error;
-  app::LaunchRequest request;
+  LaunchRequest request;
   request.job_file = job_file_for_launch(&error);
   if (request.job_file.isEmpty()) {
     emit error_message(error);
@@ -82,8 +89,8 @@ RunController* LaunchCoordinator::launch(const app::LaunchOptions& options) {
   return start(request);
 }
 
-RunController* LaunchCoordinator::resume(const QString& run_dir, const app::LaunchOptions& options) {
-  app::LaunchRequest request;
+RunController* LaunchCoordinator::resume(const QString& run_dir, const LaunchOptions& options) {
+  LaunchRequest request;
   // The resolved job of the run itself: resuming with another model is refused by the engine anyway.
   request.job_file = QDir(run_dir).filePath(QStringLiteral("job.yaml"));
   request.runs_dir = QFileInfo(run_dir).absolutePath();
@@ -93,24 +100,24 @@ RunController* LaunchCoordinator::resume(const QString& run_dir, const app::Laun
   return start(request);
 }
 
-std::unique_ptr<app::Launcher> LaunchCoordinator::make_launcher() const {
-  if (target_ && target_->kind == app::ClusterKind::ssh) {
-    app::SshLauncherOptions o;
+std::unique_ptr<Launcher> LaunchCoordinator::make_launcher() const {
+  if (target_ && target_->kind == ClusterKind::ssh) {
+    SshLauncherOptions o;
     o.cluster = *target_;
     o.delegate = delegate_;
-    return std::make_unique<app::SshLauncher>(o);
+    return std::make_unique<SshLauncher>(o);
   }
-  if (target_ && target_->kind == app::ClusterKind::slurm) {
-    app::SlurmLauncherOptions o;
+  if (target_ && target_->kind == ClusterKind::slurm) {
+    SlurmLauncherOptions o;
     o.cluster = *target_;
     o.delegate = delegate_;
-    return std::make_unique<app::SlurmLauncher>(o);
+    return std::make_unique<SlurmLauncher>(o);
   }
-  return std::make_unique<app::LocalLauncher>(nullptr, launcher_options_);
+  return std::make_unique<LocalLauncher>(nullptr, launcher_options_);
 }
 
-RunController* LaunchCoordinator::start(const app::LaunchRequest& request) {
-  if (target_ && target_->kind == app::ClusterKind::kubernetes) {
+RunController* LaunchCoordinator::start(const LaunchRequest& request) {
+  if (target_ && target_->kind == ClusterKind::kubernetes) {
     emit error_message(tr("%1 is a Kubernetes cluster: export its manifests with `medsynth run --cluster FILE JOB --k8s-manifest OUT`.")
                            .arg(target_->name));
     return nullptr;
@@ -119,7 +126,7 @@ RunController* LaunchCoordinator::start(const app::LaunchRequest& request) {
     emit error_message(tr("A run is in progress (%1): stop it first.").arg(live->run_dir()));
     return nullptr;
   }
-  app::LaunchRequest on_target = request;
+  LaunchRequest on_target = request;
   on_target.paths_on_nodes = target_.has_value();
   const QStringList problems = on_target.validate();
   if (!problems.isEmpty()) {
@@ -137,18 +144,18 @@ RunController* LaunchCoordinator::start(const app::LaunchRequest& request) {
     emit error_message(tr("The engine did not start: %1").arg(reason));
   });
   connect(run, &RunController::live_changed, this, &LaunchCoordinator::report_active);
-  connect(run, &RunController::finished, this, [this, run](int exit_code, app::RunStatus status) {
+  connect(run, &RunController::finished, this, [this, run](int exit_code, RunStatus status) {
     if (store_) {
       if (!run->run_dir().isEmpty()) store_->set_active(run->run_dir(), false);
       store_->refresh();
     }
-    emit status_message(tr("Run %1 (exit code %2).").arg(app::to_string(status)).arg(exit_code));
+    emit status_message(tr("Run %1 (exit code %2).").arg(to_string(status)).arg(exit_code));
     emit run_ended(run, status);
   });
   emit run_opened(run);
   run->start();
   report_active();  // at once: a second click on Launch must not start a second run
-  emit status_message(target_ ? tr("Launching %1 on %2 (%3)…").arg(QFileInfo(request.job_file).fileName(), target_->name, app::to_string(target_->kind))
+  emit status_message(target_ ? tr("Launching %1 on %2 (%3)…").arg(QFileInfo(request.job_file).fileName(), target_->name, to_string(target_->kind))
                               : tr("Launching %1 with %n process(es)…", nullptr, request.nproc_per_node).arg(QFileInfo(request.job_file).fileName()));
   return run;
 }
@@ -197,4 +204,4 @@ void LaunchCoordinator::stop_active() {
   }
 }
 
-}  // namespace medsynth::ui
+}  // namespace medsynth::app

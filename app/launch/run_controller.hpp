@@ -1,11 +1,12 @@
 // One run shown in a monitor tab, whatever its origin:
-//  - launched here: owns an app::Launcher (LocalLauncher: a QProcess, events
+//  - launched here: owns a Launcher (LocalLauncher: a QProcess, events
 //    from its stdout; SshLauncher / SlurmLauncher: a cluster run, with
 //    per-node states) and can be stopped gracefully;
 //  - followed: a run directory opened with --open-run or from the history,
-//    read by an app::EventFileTail as it grows (it may still be running elsewhere).
+//    read by an EventFileTail as it grows (it may still be running elsewhere).
 // Either way model() is the RunModel the monitor binds to. Created by
-// LaunchCoordinator; GUI thread only, nothing here blocks.
+// LaunchCoordinator; the thread of its QObject only (the GUI thread in the
+// console), nothing here blocks. No widget: tests/app drive it headless.
 #pragma once
 
 #include <QObject>
@@ -17,7 +18,7 @@
 #include "app/runs/event_file_tail.hpp"
 #include "app/runs/run_model.hpp"
 
-namespace medsynth::ui {
+namespace medsynth::app {
 
 class RunController : public QObject {
   Q_OBJECT
@@ -26,20 +27,20 @@ class RunController : public QObject {
   enum class Source { launched, followed };
 
   // A run to start with start(); nothing runs until then.
-  RunController(const app::LaunchRequest& request, app::LocalLauncherOptions options, QObject* parent = nullptr);
+  RunController(const LaunchRequest& request, LocalLauncherOptions options, QObject* parent = nullptr);
   // A run on any launcher (cluster runs).
-  RunController(const app::LaunchRequest& request, std::unique_ptr<app::Launcher> launcher, QObject* parent = nullptr);
+  RunController(const LaunchRequest& request, std::unique_ptr<Launcher> launcher, QObject* parent = nullptr);
   // A run directory to follow; starts reading at once.
   explicit RunController(const QString& run_dir, QObject* parent = nullptr);
   ~RunController() override;
 
   void start();  // launched runs only
   Source source() const { return source_; }
-  app::RunModel* model() const { return model_; }
+  RunModel* model() const { return model_; }
   // The launcher of a launched run (nodes(), nodes_changed); null when followed.
-  app::Launcher* launcher() const { return launcher_.get(); }
+  Launcher* launcher() const { return launcher_.get(); }
   QString run_dir() const;
-  const app::LaunchRequest& request() const { return request_; }
+  const LaunchRequest& request() const { return request_; }
   // A launched run whose process is still alive.
   bool is_live() const;
   bool can_stop() const { return is_live(); }
@@ -60,13 +61,13 @@ class RunController : public QObject {
 
  private:
   Source source_;
-  app::LaunchRequest request_;
-  std::unique_ptr<app::Launcher> launcher_;
-  std::unique_ptr<app::RunModel> own_model_;     // followed runs
-  std::unique_ptr<app::EventFileTail> tail_;     // followed runs
-  app::RunModel* model_ = nullptr;
+  LaunchRequest request_;
+  std::unique_ptr<Launcher> launcher_;
+  std::unique_ptr<RunModel> own_model_;     // followed runs
+  std::unique_ptr<EventFileTail> tail_;     // followed runs
+  RunModel* model_ = nullptr;
   QString stderr_tail_;
   bool stop_requested_ = false;
 };
 
-}  // namespace medsynth::ui
+}  // namespace medsynth::app

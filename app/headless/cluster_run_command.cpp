@@ -1,5 +1,5 @@
 // `medsynth run`: the headless cluster launch (see cluster_run_command.hpp).
-#include "app/cluster/cluster_run_command.hpp"
+#include "app/headless/cluster_run_command.hpp"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -12,11 +12,11 @@
 #include <cstdio>
 #include <memory>
 
-#include "app/cluster/auth_delegate.hpp"
 #include "app/cluster/k8s_manifest.hpp"
 #include "app/cluster/launch_record.hpp"
 #include "app/cluster/slurm_launcher.hpp"
 #include "app/cluster/ssh_launcher.hpp"
+#include "app/headless/terminal_auth_delegate.hpp"
 
 namespace medsynth::app {
 namespace {
