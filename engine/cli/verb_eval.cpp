@@ -19,7 +19,7 @@
 #include "train/image_metrics.hpp"
 #include "train/task.hpp"
 #include "train/trainer.hpp"
-#include "train/training_state.hpp"
+#include "state/training_state.hpp"
 
 namespace medsynth::cli {
 
@@ -93,7 +93,7 @@ Action add_eval_verb(CLI::App& app) {
       throw UsageError(args->checkpoint + ": eval reconstructs volumes with autoencoder and vqgan checkpoints; this one is task " + job.task +
                        " (its validation metrics are in its run's events.jsonl)");
     std::unique_ptr<Task> task = make_task(job);
-    restore_weights(*task, file, args->checkpoint, /*prefer_ema=*/true);
+    restore_weights(task->modules(), file, args->checkpoint, /*prefer_ema=*/true);
     VolumeDataset dataset(job.data, split, job.training.base_seed);
     const std::vector<std::size_t> items = validation_items(dataset.size(), args->max_volumes);
     ValidationResult r = task->validate(dataset, items, 0);

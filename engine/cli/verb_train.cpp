@@ -18,7 +18,7 @@
 #include "dist/dist_environment.hpp"
 #include "dist/process_group.hpp"
 #include "run/run_directory.hpp"
-#include "train/device_choice.hpp"
+#include "state/device_choice.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "diffusion/ldm_pipeline.hpp"
 #include "eval/evaluation.hpp"

@@ -2,9 +2,6 @@
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/autocast_scope.cpp
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_task.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/checkpoint_store.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/device_choice.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/ema_weights.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loss_scaler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pickle_globals.cpp
@@ -14,7 +11,6 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/survival_metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/survival_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/state_dict_loading.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/tensor_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/torch_archive.cpp
   ${CMAKE_CURRENT_LIST_DIR}/torch_archive_contents.cpp
@@ -23,7 +19,6 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/training_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_session.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_setup.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/training_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_step.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_test_hook_points.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_validation.cpp

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "data/batch_source.hpp"
+#include "state/trained_modules.hpp"
 #include "volume/volume.hpp"
 
 namespace medsynth {
@@ -24,20 +25,6 @@ class VolumeDataset;
 // The first `max_volumes` (0: all) dataset indices of `dataset_size`, the share
 // of `rank` among `world_size` (round robin, like the sampler without shuffle).
 std::vector<std::size_t> validation_items(std::size_t dataset_size, int max_volumes, int rank = 0, int world_size = 1);
-
-// A module that the checkpoint stores under `name.` + its parameter names.
-struct NamedModule {
-  std::string name;
-  std::shared_ptr<torch::nn::Module> module;
-};
-
-// One optimizer group: the modules it updates and whether it runs at a step.
-struct OptimizerGroup {
-  std::string name;                            // "generator", "discriminator"
-  std::vector<at::Tensor> parameters;
-  std::vector<std::string> parameter_names;    // checkpoint names, same order
-  double lr_multiplier = 1.0;
-};
 
 struct ValidationResult {
   std::map<std::string, double> metrics;       // "val/psnr", "val/ssim", ...: means over the items

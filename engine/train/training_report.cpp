@@ -9,7 +9,7 @@
 #include "events/event_writer.hpp"
 #include "events/progress_bar.hpp"
 #include "events/run_logger.hpp"
-#include "train/checkpoint_store.hpp"
+#include "state/checkpoint_store.hpp"
 #include "train/task.hpp"
 
 namespace medsynth {

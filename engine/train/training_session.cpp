@@ -4,8 +4,8 @@
 #include "events/event_writer.hpp"
 #include "events/progress_bar.hpp"
 #include "events/run_logger.hpp"
-#include "train/checkpoint_store.hpp"
-#include "train/ema_weights.hpp"
+#include "state/checkpoint_store.hpp"
+#include "state/ema_weights.hpp"
 #include "train/task.hpp"
 
 namespace medsynth {

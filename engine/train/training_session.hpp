@@ -26,7 +26,7 @@
 #include "train/loss_scaler.hpp"
 #include "train/lr_schedule.hpp"
 #include "train/trainer.hpp"
-#include "train/training_state.hpp"
+#include "state/training_state.hpp"
 #include "train/training_test_hook_points.hpp"
 
 namespace medsynth {

@@ -15,9 +15,9 @@
 #include "events/run_logger.hpp"
 #include "events/tensorboard_writer.hpp"
 #include "train/autocast_scope.hpp"
-#include "train/checkpoint_store.hpp"
-#include "train/device_choice.hpp"
-#include "train/ema_weights.hpp"
+#include "state/checkpoint_store.hpp"
+#include "state/device_choice.hpp"
+#include "state/ema_weights.hpp"
 #include "train/task.hpp"
 
 namespace medsynth {
@@ -112,7 +112,7 @@ void place_model(TrainingSession& s) {
 // Before the broadcast and the EMA copy: both then start from these weights.
 void load_start_weights(TrainingSession& s) {
   if (!s.options.init_weights.empty()) {
-    restore_weights(*s.task, read_tensor_file(s.options.init_weights), s.options.init_weights);
+    restore_weights(s.task->modules(), read_tensor_file(s.options.init_weights), s.options.init_weights);
     s.info("starting from the weights of " + s.options.init_weights);
   }
   // DDP's start: every rank begins from rank 0's weights (a fresh init
@@ -130,7 +130,7 @@ void make_optimizers(TrainingSession& s) {
     slot.optimizer = std::make_unique<torch::optim::AdamW>(group.parameters, ao);
     s.optimizers.push_back(std::move(slot));
   }
-  s.ema = std::make_unique<EmaWeights>(*s.task, training.ema_decay);
+  s.ema = std::make_unique<EmaWeights>(s.task->modules(), training.ema_decay);
   s.scaler = LossScaler(LossScalerOptions{.enabled = s.amp && s.device.is_cuda()});
   s.schedule = {training.lr, training.warmup_steps, s.total_steps, training.lr_schedule, training.min_lr_ratio};
 }
@@ -147,7 +147,7 @@ void open_checkpoints(TrainingSession& s) {
   if (from.empty()) return;
   TensorFile file = read_tensor_file(from);
   check_checkpoint_identity(file, from, s.identity);
-  s.progress = restore_training_state(*s.task, s.optimizers, file, from, s.ema.get());
+  s.progress = restore_training_state(s.task->modules(), s.optimizers, file, from, s.ema.get());
   s.scaler.restore(s.progress.scaler_scale, s.progress.scaler_growth_tracker);
   s.info("resumed from " + from + " at step " + std::to_string(s.progress.step));
 }

@@ -10,7 +10,7 @@
 #include "dist/process_group.hpp"
 #include "events/run_logger.hpp"
 #include "train/autocast_scope.hpp"
-#include "train/ema_weights.hpp"
+#include "state/ema_weights.hpp"
 #include "train/task.hpp"
 
 namespace medsynth {

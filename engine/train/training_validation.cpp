@@ -9,7 +9,7 @@
 #include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
 #include "events/run_logger.hpp"
-#include "train/ema_weights.hpp"
+#include "state/ema_weights.hpp"
 #include "train/task.hpp"
 #include "train/training_session.hpp"
 #include "volume/atomic_file.hpp"

@@ -25,7 +25,7 @@
 #include "train/autocast_scope.hpp"
 #include "train/autoencoder_task.hpp"
 #include "train/loss_scaler.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 #include "train/trainer.hpp"
 
 using namespace medsynth;
