@@ -38,15 +38,7 @@ LdmTask::~LdmTask() = default;
 
 std::vector<NamedModule> LdmTask::modules() { return {{"unet", unet_.ptr()}}; }
 
-std::vector<OptimizerGroup> LdmTask::optimizer_groups() {
-  OptimizerGroup g;
-  g.name = "diffusion";
-  for (const auto& p : unet_->named_parameters()) {
-    g.parameters.push_back(p.value());
-    g.parameter_names.push_back("unet." + p.key());
-  }
-  return {g};
-}
+std::vector<OptimizerGroup> LdmTask::optimizer_groups() { return {optimizer_group("diffusion", "unet", *unet_)}; }
 
 std::unique_ptr<BatchSource> LdmTask::make_batch_source(int rank, int world_size) {
   if (job_.ldm.embedding_dir.empty()) throw UsageError("ldm.embedding_dir: the diffusion stage needs the folder of encoded latents");

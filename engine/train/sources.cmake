@@ -4,6 +4,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loss_scaler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/patch_gan_training.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pickle_globals.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pickle_graph.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pickle_machine.cpp

@@ -42,15 +42,7 @@ SurvivalTask::~SurvivalTask() = default;
 
 std::vector<NamedModule> SurvivalTask::modules() { return {{"resnet", impl_->net.ptr()}}; }
 
-std::vector<OptimizerGroup> SurvivalTask::optimizer_groups() {
-  OptimizerGroup g;
-  g.name = "resnet";
-  for (const auto& item : impl_->net->named_parameters(true)) {
-    g.parameters.push_back(item.value());
-    g.parameter_names.push_back("resnet." + item.key());
-  }
-  return {g};
-}
+std::vector<OptimizerGroup> SurvivalTask::optimizer_groups() { return {optimizer_group("resnet", "resnet", *impl_->net)}; }
 
 at::Tensor SurvivalTask::compute_loss(std::size_t, const at::Tensor& batch, const std::vector<std::uint64_t>&, int,
                                       std::map<std::string, double>& terms) {

@@ -26,6 +26,10 @@ class VolumeDataset;
 // of `rank` among `world_size` (round robin, like the sampler without shuffle).
 std::vector<std::size_t> validation_items(std::size_t dataset_size, int max_volumes, int rank = 0, int world_size = 1);
 
+// The optimizer group `group` over every parameter of `module`, named for the
+// checkpoint as `prefix.<parameter>` (the module's NamedModule name).
+OptimizerGroup optimizer_group(const std::string& group, const std::string& prefix, torch::nn::Module& module);
+
 struct ValidationResult {
   std::map<std::string, double> metrics;       // "val/psnr", "val/ssim", ...: means over the items
   int count = 0;                               // items validated (weights the mean when ranks combine)

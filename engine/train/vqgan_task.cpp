@@ -7,11 +7,11 @@
 #include "data/volume_dataset.hpp"
 #include "data/volume_tensor.hpp"
 #include "dist/process_group.hpp"
-#include "models/patch_discriminator.hpp"
 #include "models/vqgan.hpp"
 #include "train/autocast_scope.hpp"
 #include "train/image_metrics.hpp"
 #include "train/losses.hpp"
+#include "train/patch_gan_training.hpp"
 
 namespace medsynth {
 
@@ -28,10 +28,9 @@ PatchGridOptions patch_grid_options(const DataSpec& data) {
 struct VqganTask::Impl {
   JobSpec job;
   Vqgan vqgan{nullptr};
-  PatchDiscriminator discriminator{nullptr};
+  PatchGanTraining gan;
   c10::Device device{c10::kCPU};
   DistContext* dist = nullptr;
-  at::Tensor last_reconstruction;
   std::unique_ptr<VolumeDataset> train_set, val_set;
 };
 
@@ -46,40 +45,25 @@ VqganTask::VqganTask(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
   vq.decay = q.ema_decay;
   vq.dead_code_threshold = q.dead_code_threshold;
   impl_->vqgan = Vqgan(AutoencoderKLOptions::from_spec(job.model.autoencoder, job.loss), vq);
-  if (q.image_gan_weight > 0) {
-    PatchDiscriminatorOptions d = PatchDiscriminatorOptions::from_spec(job.model.discriminator);
-    d.in_channels = job.model.autoencoder.out_channels;
-    impl_->discriminator = PatchDiscriminator(d);
-  }
+  impl_->gan = PatchGanTraining(job, q.image_gan_weight, q.discriminator_iter_start);
 }
 
 VqganTask::~VqganTask() = default;
 
 std::vector<NamedModule> VqganTask::modules() {
   std::vector<NamedModule> out{{"vqgan", impl_->vqgan.ptr()}};
-  if (impl_->discriminator) out.push_back({"discriminator", impl_->discriminator.ptr()});
+  impl_->gan.add_module(out);
   return out;
 }
 
 std::vector<OptimizerGroup> VqganTask::optimizer_groups() {
-  std::vector<OptimizerGroup> groups;
-  auto make = [](const std::string& group, const std::string& prefix, torch::nn::Module& m) {
-    OptimizerGroup g;
-    g.name = group;
-    for (const auto& item : m.named_parameters(true)) {
-      g.parameters.push_back(item.value());
-      g.parameter_names.push_back(prefix + "." + item.key());
-    }
-    return g;
-  };
-  groups.push_back(make("generator", "vqgan", *impl_->vqgan));
-  if (impl_->discriminator) groups.push_back(make("discriminator", "discriminator", *impl_->discriminator));
+  std::vector<OptimizerGroup> groups{optimizer_group("generator", "vqgan", *impl_->vqgan)};
+  impl_->gan.add_optimizer_group(groups);
   return groups;
 }
 
 bool VqganTask::group_active(std::size_t group, int step) const {
-  if (group == 0) return true;
-  return impl_->discriminator && step >= impl_->job.model.vqgan.discriminator_iter_start;
+  return group == 0 || impl_->gan.active(step);
 }
 
 void VqganTask::attach_dist(DistContext* dist) {
@@ -113,21 +97,9 @@ at::Tensor VqganTask::compute_loss(std::size_t group, const at::Tensor& batch, c
     terms["train/vq_loss"] += out.quantizer.loss.item<double>();
     terms["train/perplexity"] += out.quantizer.perplexity;
     terms["train/codes_restarted"] += out.quantizer.restarted;
-    if (group_active(1, step)) {
-      for (auto& p : m.discriminator->parameters()) p.requires_grad_(false);
-      at::Tensor adv = generator_adversarial_loss(m.discriminator->forward(out.reconstruction).to(at::kFloat));
-      for (auto& p : m.discriminator->parameters()) p.requires_grad_(true);
-      loss = loss + m.job.model.vqgan.image_gan_weight * adv;
-      terms["train/gen_adv_loss"] += adv.item<double>();
-    }
-    m.last_reconstruction = out.reconstruction.detach();
-    return loss;
+    return m.gan.with_generator_term(loss, out.reconstruction, step, terms);
   }
-  at::Tensor real_logits = m.discriminator->forward(batch);
-  at::Tensor fake_logits = m.discriminator->forward(m.last_reconstruction);
-  at::Tensor loss = discriminator_loss(real_logits.to(at::kFloat), fake_logits.to(at::kFloat));
-  terms["train/disc_loss"] += loss.item<double>();
-  return loss;
+  return m.gan.discriminator_loss(batch, terms);
 }
 
 std::unique_ptr<BatchSource> VqganTask::make_batch_source(int rank, int world_size) {
@@ -221,12 +193,12 @@ ValidationResult VqganTask::validate(const VolumeDataset& dataset, const std::ve
 void VqganTask::to(const c10::Device& device) {
   impl_->device = device;
   impl_->vqgan->to(device);
-  if (impl_->discriminator) impl_->discriminator->to(device);
+  impl_->gan.to(device);
 }
 
 void VqganTask::train_mode(bool on) {
   impl_->vqgan->train(on);
-  if (impl_->discriminator) impl_->discriminator->train(on);
+  impl_->gan.train_mode(on);
 }
 
 }  // namespace medsynth
