@@ -11,6 +11,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "cli/engine_tasks.hpp"
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
@@ -18,7 +19,6 @@
 #include "data/volume_dataset.hpp"
 #include "train/image_metrics.hpp"
 #include "train/task.hpp"
-#include "train/trainer.hpp"
 #include "state/training_state.hpp"
 
 namespace medsynth::cli {
@@ -89,10 +89,11 @@ Action add_eval_verb(CLI::App& app) {
       if (!errors.empty()) throw ConfigError(errors, "--data " + args->data);
       split = "all";
     }
-    if (job.task != "autoencoder" && job.task != "vqgan")
-      throw UsageError(args->checkpoint + ": eval reconstructs volumes with autoencoder and vqgan checkpoints; this one is task " + job.task +
-                       " (its validation metrics are in its run's events.jsonl)");
-    std::unique_ptr<Task> task = make_task(job);
+    const TaskRegistry& tasks = engine_tasks();
+    if (!tasks.traits(job.task).reconstructs_volumes)
+      throw UsageError(args->checkpoint + ": eval reconstructs volumes with " + task_names_with(&TaskTraits::reconstructs_volumes, " and ") +
+                       " checkpoints; this one is task " + job.task + " (its validation metrics are in its run's events.jsonl)");
+    std::unique_ptr<Task> task = tasks.make_task(job);
     restore_weights(task->modules(), file, args->checkpoint, /*prefer_ema=*/true);
     VolumeDataset dataset(job.data, split, job.training.base_seed);
     const std::vector<std::size_t> items = validation_items(dataset.size(), args->max_volumes);

@@ -13,6 +13,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/survival_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/state_dict_loading.cpp
   ${CMAKE_CURRENT_LIST_DIR}/task.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/task_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/torch_archive.cpp
   ${CMAKE_CURRENT_LIST_DIR}/torch_archive_contents.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp
@@ -21,6 +22,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/training_session.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_setup.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_step.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_tasks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_test_hook_points.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_validation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/vqgan_task.cpp)

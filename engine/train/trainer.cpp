@@ -7,26 +7,12 @@
 #include "dist/parameter_check.hpp"
 #include "dist/process_group.hpp"
 #include "events/progress_bar.hpp"
-#include "train/autoencoder_task.hpp"
-#include "train/survival_task.hpp"
 #include "train/training_report.hpp"
 #include "train/training_session.hpp"
 #include "train/training_setup.hpp"
 #include "train/training_step.hpp"
-#include "train/vqgan_task.hpp"
 
 namespace medsynth {
-
-std::unique_ptr<Task> make_task(const JobSpec& job) {
-  if (job.task == "autoencoder") return std::make_unique<AutoencoderTask>(job);
-  // The ldm task lives with the diffusion code (diffusion/ldm_task.hpp); its
-  // pipeline hands it to the trainer through TrainerOptions::make_task, so
-  // train/ does not depend on diffusion/.
-  if (job.task == "ldm") throw UsageError("task: 'ldm' is trained by the ldm pipeline (stages autoencoder, encode, diffusion, generate), not alone");
-  if (job.task == "vqgan") return std::make_unique<VqganTask>(job);
-  if (job.task == "survival") return std::make_unique<SurvivalTask>(job);
-  throw UsageError("task: '" + job.task + "' is not supported by this engine yet");
-}
 
 namespace {
 

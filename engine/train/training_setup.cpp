@@ -19,6 +19,8 @@
 #include "state/device_choice.hpp"
 #include "state/ema_weights.hpp"
 #include "train/task.hpp"
+#include "train/task_registry.hpp"
+#include "train/training_tasks.hpp"
 
 namespace medsynth {
 namespace {
@@ -35,6 +37,11 @@ void apply_memory_format(Task& task, at::MemoryFormat format) {
   for (const auto& m : task.modules())
     for (auto& p : m.module->parameters())
       if (p.dim() == 5) p.set_data(p.data().contiguous(format));
+}
+
+std::unique_ptr<Task> make_session_task(const TrainingSession& s) {
+  if (s.options.make_task) return s.options.make_task(s.job);
+  return (s.options.tasks ? *s.options.tasks : training_tasks()).make_task(s.job);
 }
 
 void seed_and_choose_device(TrainingSession& s) {
@@ -175,7 +182,7 @@ void open_run_outputs(TrainingSession& s) {
 
 void set_up_training(TrainingSession& s) {
   seed_and_choose_device(s);
-  s.task = s.options.make_task ? s.options.make_task(s.job) : make_task(s.job);
+  s.task = make_session_task(s);
   s.task->attach_dist(s.dist);
   make_data(s);
   place_model(s);
