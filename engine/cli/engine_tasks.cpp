@@ -17,8 +17,8 @@ namespace {
 // (engine/eval), with the run's autoencoder for the memorization audit's
 // latent distances; the table goes to stderr and RUN/evaluation/.
 EvaluateGenerated evaluate_stage(const JobSpec& job, const std::string& run_root, bool quiet) {
-  return [&job, run_root, quiet](const std::vector<std::string>& images, const std::string& autoencoder_checkpoint, EventWriter& events,
-                                 std::int64_t step) {
+  return [&job, run_root, quiet](const std::vector<std::string>& images, const std::string& autoencoder_checkpoint,
+                                 EventWriter& events, std::int64_t step) {
     const std::string out = run_root + "/evaluation";
     EvaluationOptions o;
     o.generated = images;
@@ -40,7 +40,8 @@ TaskRegistry assemble() {
     return run_ldm_pipeline(job, options, evaluate_stage(job, options.run.root, options.quiet));
   });
   if (const auto missing = registry.missing(); !missing.empty())
-    throw RuntimeError("task '" + missing.front() + "' of config/task_catalog.cpp has no factory in cli/engine_tasks.cpp");
+    throw RuntimeError("task '" + missing.front() +
+                       "' of config/task_catalog.cpp has no factory in cli/engine_tasks.cpp");
   return registry;
 }
 

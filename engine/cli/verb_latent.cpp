@@ -79,8 +79,8 @@ Action add_generate_verb(CLI::App& app) {
     const RunDirectory run = open_run_directory(args->run_dir);
     JobSpec job = load_job_file_with_overrides(run.job_file(), args->overrides);
     if (!engine_tasks().traits(job.task).generates_volumes)
-      throw UsageError(run.job_file() + ": task is '" + job.task + "', generate needs a task: " +
-                       task_names_with(&TaskTraits::generates_volumes, " or ") + " run");
+      throw UsageError(run.job_file() + ": task is '" + job.task +
+                       "', generate needs a task: " + task_names_with(&TaskTraits::generates_volumes, " or ") + " run");
     if (args->num_images >= 0) job.generate.num_images = args->num_images;
     if (args->base_seed >= 0) job.generate.base_seed = args->base_seed;
     auto dist = process_group_from_environment(job);

@@ -307,7 +307,8 @@ void check_survival(const JobSpec& job, Checks& c) {
   const TaskTraits* task = find_task(job.task);
   if (task && task->reads_outcome_labels && job.data.source == DataSource::folder)
     c.fail("data.source", "task " + job.task +
-                              " reads its labels from a CSV manifest (source csv) or simulates them (source simulated), not from a folder");
+                              " reads its labels from a CSV manifest (source csv) or simulates them (source "
+                              "simulated), not from a folder");
 }
 
 }  // namespace

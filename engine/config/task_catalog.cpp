@@ -5,7 +5,10 @@ namespace medsynth {
 const std::vector<TaskTraits>& task_catalog() {
   static const std::vector<TaskTraits> catalog{
       {.name = "autoencoder", .kind = TaskKind::trainer, .reconstructs_volumes = true},
-      {.name = "ldm", .kind = TaskKind::pipeline, .stages = "autoencoder, encode, diffusion, generate", .generates_volumes = true},
+      {.name = "ldm",
+       .kind = TaskKind::pipeline,
+       .stages = "autoencoder, encode, diffusion, generate",
+       .generates_volumes = true},
       {.name = "vqgan", .kind = TaskKind::trainer, .reconstructs_volumes = true},
       {.name = "survival", .kind = TaskKind::trainer, .reads_outcome_labels = true},
   };

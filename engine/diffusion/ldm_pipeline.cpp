@@ -70,8 +70,8 @@ struct Pipeline {
   // "<stage>/name", progress as steps step_offset.. of total_steps); its own
   // run_started/run_finished stay in its folder, off stdout. `make_task`: a
   // task of the pipeline's own (empty: the registry's task of stage_job.task).
-  std::string train_stage(const std::string& name, const JobSpec& stage_job, std::int64_t step_offset, std::int64_t total_steps,
-                          TaskFactory make_task = {}) {
+  std::string train_stage(const std::string& name, const JobSpec& stage_job, std::int64_t step_offset,
+                          std::int64_t total_steps, TaskFactory make_task = {}) {
     RunDirectory r = sub_run(name, stage_job);
     const std::string marker = r.root + "/stage-complete";
     const std::string last = r.checkpoints_dir() + "/last.safetensors";
@@ -148,8 +148,9 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
                           std::to_string(p.rank) + ")",
             embedding);
 
-    const std::string unet_checkpoint = p.train_stage("diffusion", diffusion_stage_job(job, embedding), autoencoder_steps, total_steps,
-                                                      [](const JobSpec& j) { return std::make_unique<LdmTask>(j); });
+    const std::string unet_checkpoint =
+        p.train_stage("diffusion", diffusion_stage_job(job, embedding), autoencoder_steps, total_steps,
+                      [](const JobSpec& j) { return std::make_unique<LdmTask>(j); });
 
     p.stage("generate", "started", options.run.output_dir());
     GenerateOptions go{unet_checkpoint, ae_checkpoint, embedding, options.run.output_dir(), options.dist, p.logger.get()};

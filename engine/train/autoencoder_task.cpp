@@ -9,6 +9,7 @@
 #include "train/autocast_scope.hpp"
 #include "train/image_metrics.hpp"
 #include "train/losses.hpp"
+#include "train/patch_training_data.hpp"
 #include "train/patch_gan_training.hpp"
 #include "train/sliding_window_inference.hpp"
 
@@ -58,15 +59,14 @@ std::function<at::Tensor(const at::Tensor&)> AutoencoderTask::sample_noise(const
   };
 }
 
-bool AutoencoderTask::group_active(std::size_t group, int step) const {
-  return group == 0 || impl_->gan.active(step);
-}
+bool AutoencoderTask::group_active(std::size_t group, int step) const { return group == 0 || impl_->gan.active(step); }
 
-at::Tensor AutoencoderTask::compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>& sample_keys,
-                                         int step, std::map<std::string, double>& terms) {
+at::Tensor AutoencoderTask::compute_loss(std::size_t group, const StepBatch& step_batch, int step,
+                                         std::map<std::string, double>& terms) {
   auto& m = *impl_;
+  const at::Tensor& batch = step_batch.images;
   if (group == 0) {
-    auto out = m.autoencoder->forward(batch, sample_noise(sample_keys, batch.size(0)));
+    auto out = m.autoencoder->forward(batch, sample_noise(step_batch.sample_keys, batch.size(0)));
     at::Tensor recon_loss = reconstruction_loss(out.reconstruction.to(at::kFloat), batch, m.job.loss.recon_loss);
     at::Tensor kl = kl_loss(out.z_mu.to(at::kFloat), out.z_log_var.to(at::kFloat));
     at::Tensor loss = recon_loss + m.job.loss.kl_weight * kl;
@@ -76,6 +76,13 @@ at::Tensor AutoencoderTask::compute_loss(std::size_t group, const at::Tensor& ba
   }
   // Discriminator: real volumes vs the generator's reconstructions of them.
   return m.gan.discriminator_loss(batch, terms);
+}
+
+std::unique_ptr<TrainingData> AutoencoderTask::make_data(const RunShard& shard) {
+  return std::make_unique<PatchTrainingData>(
+      impl_->job, shard, [this](const VolumeDataset& dataset, const std::vector<std::size_t>& items, int keep_outputs) {
+        return validate(dataset, items, keep_outputs);
+      });
 }
 
 at::Tensor AutoencoderTask::reconstruct_volume(const at::Tensor& image) {

@@ -7,7 +7,8 @@
 
 namespace medsynth {
 
-PatchGanTraining::PatchGanTraining(const JobSpec& job, double weight, int start_step) : weight_(weight), start_step_(start_step) {
+PatchGanTraining::PatchGanTraining(const JobSpec& job, double weight, int start_step)
+    : weight_(weight), start_step_(start_step) {
   if (!(weight > 0)) return;
   PatchDiscriminatorOptions d = PatchDiscriminatorOptions::from_spec(job.model.discriminator);
   d.in_channels = job.model.autoencoder.out_channels;

@@ -34,7 +34,8 @@ class PatchGanTraining {
   // `loss` plus the weighted adversarial term of `reconstruction` when active
   // at `step` (train/gen_adv_loss in `terms`); keeps the reconstruction for
   // the discriminator's pass, which follows for the same batch.
-  at::Tensor with_generator_term(at::Tensor loss, const at::Tensor& reconstruction, int step, std::map<std::string, double>& terms);
+  at::Tensor with_generator_term(at::Tensor loss, const at::Tensor& reconstruction, int step,
+                                 std::map<std::string, double>& terms);
   // The discriminator's loss: `real` volumes against the kept reconstructions (train/disc_loss).
   at::Tensor discriminator_loss(const at::Tensor& real, std::map<std::string, double>& terms);
 

@@ -4,7 +4,9 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loss_scaler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/own_batch_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_gan_training.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/patch_training_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pickle_globals.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pickle_graph.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pickle_machine.cpp
@@ -18,6 +20,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/torch_archive_contents.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_checkpoints.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_session.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_setup.cpp

@@ -11,11 +11,14 @@ const char* kind_name(TaskKind kind) { return kind == TaskKind::pipeline ? "pipe
 void check_addable(std::string_view name, TaskKind kind, bool added_before) {
   const TaskTraits* traits = find_task(name);
   if (!traits || traits->kind != kind)
-    throw RuntimeError("task registry: '" + std::string(name) + "' is not a " + kind_name(kind) + " of config/task_catalog.cpp");
+    throw RuntimeError("task registry: '" + std::string(name) + "' is not a " + kind_name(kind) +
+                       " of config/task_catalog.cpp");
   if (added_before) throw RuntimeError("task registry: '" + std::string(name) + "' added twice");
 }
 
-std::string not_supported(const std::string& name) { return "task: '" + name + "' is not supported by this engine yet"; }
+std::string not_supported(const std::string& name) {
+  return "task: '" + name + "' is not supported by this engine yet";
+}
 
 }  // namespace
 
@@ -47,7 +50,8 @@ std::unique_ptr<Task> TaskRegistry::make_task(const JobSpec& job) const {
   // A pipeline hands its trained stages their tasks itself (the ldm
   // pipeline's diffusion UNet: TrainerOptions::make_task).
   if (t.kind == TaskKind::pipeline)
-    throw UsageError("task: '" + job.task + "' is trained by the " + job.task + " pipeline (stages " + std::string(t.stages) + "), not alone");
+    throw UsageError("task: '" + job.task + "' is trained by the " + job.task + " pipeline (stages " +
+                     std::string(t.stages) + "), not alone");
   const auto it = tasks_.find(job.task);
   if (it == tasks_.end()) throw UsageError(not_supported(job.task));
   return it->second(job);

@@ -24,7 +24,7 @@ void end_step(TrainingSession& s, TrainingLoopState& loop, const StepAttempt& st
   const int done = s.progress.step;
   const bool last_step = done == s.total_steps;
   if ((job.training.val_every_steps > 0 && done % job.training.val_every_steps == 0) || last_step) {
-    auto metrics = s.validate(s.validation_set(), job.output.save_reconstructions, last_step);
+    auto metrics = s.validate(job.output.save_reconstructions, last_step);
     s.save_checkpoints(metrics);
     loop.validated_at_end = last_step;
     loop.window_start = TrainingClock::now();
@@ -45,7 +45,7 @@ void end_step(TrainingSession& s, TrainingLoopState& loop, const StepAttempt& st
 // The rest of the current epoch from progress's position; false when the NaN
 // guard rolled back (the caller starts over from the restored position).
 bool train_epoch(TrainingSession& s, TrainingLoopState& loop) {
-  s.loader->start_epoch(s.progress.epoch, s.progress.batch_in_epoch);
+  s.data->batches().start_epoch(s.progress.epoch, s.progress.batch_in_epoch);
   while (s.progress.step < s.total_steps && s.progress.batch_in_epoch + s.accum <= s.steps_per_epoch * s.accum) {
     StepAttempt step = accumulate_step(s);
     if (!step.finite) {

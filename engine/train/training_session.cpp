@@ -31,10 +31,6 @@ void TrainingSession::metric(const std::string& name, double value) {
 
 double TrainingSession::current_lr() const { return learning_rate_at(schedule, progress.step) * progress.lr_factor; }
 
-void TrainingSession::release_data() {
-  loader.reset();
-  train_set.reset();
-  val_set.reset();
-}
+void TrainingSession::release_data() { data.reset(); }
 
 }  // namespace medsynth

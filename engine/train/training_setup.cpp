@@ -8,7 +8,6 @@
 
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
-#include "data/batch_loader.hpp"
 #include "dist/gradient_sync.hpp"
 #include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
@@ -64,35 +63,17 @@ void seed_and_choose_device(TrainingSession& s) {
   }
 }
 
-LoaderOptions patch_loader_options(const JobSpec& job, int rank, int world_size) {
-  LoaderOptions lo;
-  lo.batch_size = job.training.batch_size;
-  lo.patch_size = job.data.patch_size;
-  lo.random_flip = job.data.random_flip;
-  lo.shuffle = true;
-  lo.drop_last = job.distributed.drop_last;
-  lo.base_seed = static_cast<std::uint64_t>(job.training.base_seed);
-  lo.rank = rank;
-  lo.world_size = world_size;
-  lo.num_workers = job.data.num_workers;
-  lo.prefetch = job.data.prefetch;
-  return lo;
-}
-
-// Patches of the job's volumes, unless the task brings its own data; then the length of the run.
+// The task's data for this rank; then the length of the run.
 void make_data(TrainingSession& s) {
   const JobSpec& job = s.job;
-  s.loader = s.task->make_batch_source(s.rank, s.world_size);
-  if (!s.loader) {
-    s.train_set.emplace(job.data, "train", job.training.base_seed);
-    s.val_set.emplace(job.data, "val", job.training.base_seed);
-    s.loader = std::make_unique<BatchLoader>(*s.train_set, patch_loader_options(job, s.rank, s.world_size));
-  }
+  s.data = s.task->make_data(RunShard{s.rank, s.world_size, s.dist});
+  const int batches_per_epoch = s.data->batches().batches_per_epoch();
   s.accum = job.training.gradient_accumulation_steps;
-  s.steps_per_epoch = static_cast<int>(s.loader->batches_per_epoch()) / s.accum;
+  s.steps_per_epoch = batches_per_epoch / s.accum;
   if (s.steps_per_epoch < 1)
-    throw UsageError("training: " + std::to_string(s.loader->batches_per_epoch()) + " batches per epoch cannot fill one optimizer step of " +
-                     std::to_string(s.accum) + " accumulation steps; lower training.batch_size or gradient_accumulation_steps or add data");
+    throw UsageError("training: " + std::to_string(batches_per_epoch) +
+                     " batches per epoch cannot fill one optimizer step of " + std::to_string(s.accum) +
+                     " accumulation steps; lower training.batch_size or gradient_accumulation_steps or add data");
   s.total_steps = job.training.max_steps > 0 ? job.training.max_steps : job.training.epochs * s.steps_per_epoch;
 }
 
@@ -183,17 +164,13 @@ void open_run_outputs(TrainingSession& s) {
 void set_up_training(TrainingSession& s) {
   seed_and_choose_device(s);
   s.task = make_session_task(s);
-  s.task->attach_dist(s.dist);
   make_data(s);
   place_model(s);
   load_start_weights(s);
   make_optimizers(s);
   open_checkpoints(s);
   make_gradient_sync(s);
-  const std::int64_t voxels_per_sample = s.task->voxels_per_sample() > 0
-                                             ? s.task->voxels_per_sample()
-                                             : static_cast<int64_t>(s.job.data.patch_size[0]) * s.job.data.patch_size[1] * s.job.data.patch_size[2];
-  s.voxels_per_batch = static_cast<int64_t>(s.job.training.batch_size) * voxels_per_sample;
+  s.voxels_per_batch = static_cast<int64_t>(s.job.training.batch_size) * s.data->voxels_per_sample();
 }
 
 }  // namespace medsynth

@@ -11,6 +11,7 @@
 #include "train/autocast_scope.hpp"
 #include "train/image_metrics.hpp"
 #include "train/losses.hpp"
+#include "train/own_batch_data.hpp"
 #include "train/patch_gan_training.hpp"
 
 namespace medsynth {
@@ -30,7 +31,6 @@ struct VqganTask::Impl {
   Vqgan vqgan{nullptr};
   PatchGanTraining gan;
   c10::Device device{c10::kCPU};
-  DistContext* dist = nullptr;
   std::unique_ptr<VolumeDataset> train_set, val_set;
 };
 
@@ -62,16 +62,14 @@ std::vector<OptimizerGroup> VqganTask::optimizer_groups() {
   return groups;
 }
 
-bool VqganTask::group_active(std::size_t group, int step) const {
-  return group == 0 || impl_->gan.active(step);
-}
+bool VqganTask::group_active(std::size_t group, int step) const { return group == 0 || impl_->gan.active(step); }
 
-void VqganTask::attach_dist(DistContext* dist) {
-  impl_->dist = dist;
-  if (!dist) return;
+namespace {
+
+void sum_codebook_statistics_over_ranks(Vqgan& vqgan, DistContext* dist) {
   // EMA statistics and restart vectors are summed over ranks, so every rank
   // keeps the same codebook (gradients alone would not keep EMA buffers equal).
-  impl_->vqgan->quantizer->set_reduce([dist](std::vector<at::Tensor>& tensors) {
+  vqgan->quantizer->set_reduce([dist](std::vector<at::Tensor>& tensors) {
     // One flat buffer: a Gloo all-reduce over several tensors wants equal shapes.
     std::vector<at::Tensor> flat;
     for (auto& t : tensors) flat.push_back(t.detach().to(at::kCPU, at::kFloat).reshape({-1}));
@@ -86,9 +84,12 @@ void VqganTask::attach_dist(DistContext* dist) {
   });
 }
 
-at::Tensor VqganTask::compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>&, int step,
+}  // namespace
+
+at::Tensor VqganTask::compute_loss(std::size_t group, const StepBatch& step_batch, int step,
                                    std::map<std::string, double>& terms) {
   auto& m = *impl_;
+  const at::Tensor& batch = step_batch.images;
   if (group == 0) {
     VqganOutput out = m.vqgan->forward(batch);
     at::Tensor recon_loss = reconstruction_loss(out.reconstruction.to(at::kFloat), batch.to(at::kFloat), m.job.loss.recon_loss);
@@ -102,8 +103,10 @@ at::Tensor VqganTask::compute_loss(std::size_t group, const at::Tensor& batch, c
   return m.gan.discriminator_loss(batch, terms);
 }
 
-std::unique_ptr<BatchSource> VqganTask::make_batch_source(int rank, int world_size) {
+std::unique_ptr<TrainingData> VqganTask::make_data(const RunShard& shard) {
   auto& m = *impl_;
+  if (shard.dist) sum_codebook_statistics_over_ranks(m.vqgan, shard.dist);
+  const int rank = shard.rank, world_size = shard.world_size;
   const auto seed = static_cast<std::uint64_t>(m.job.training.base_seed);
   m.train_set = std::make_unique<VolumeDataset>(m.job.data, "train", seed);
   m.val_set = std::make_unique<VolumeDataset>(m.job.data, "val", seed);
@@ -116,8 +119,8 @@ std::unique_ptr<BatchSource> VqganTask::make_batch_source(int rank, int world_si
   o.rank = rank;
   o.world_size = world_size;
   PatchBatchSource::AgreeMin agree;
-  if (m.dist) {
-    DistContext* dist = m.dist;
+  if (shard.dist) {
+    DistContext* dist = shard.dist;
     agree = [dist, world_size, rank](std::int64_t count) {
       std::vector<double> counts(static_cast<std::size_t>(world_size), 0.0);
       counts[static_cast<std::size_t>(rank)] = static_cast<double>(count);
@@ -125,12 +128,16 @@ std::unique_ptr<BatchSource> VqganTask::make_batch_source(int rank, int world_si
       return static_cast<std::int64_t>(*std::min_element(counts.begin(), counts.end()));
     };
   }
-  return std::make_unique<PatchBatchSource>(*m.train_set, o, agree);
-}
-
-std::int64_t VqganTask::voxels_per_sample() const {
-  const auto& p = impl_->job.data.patch_size;
-  return std::int64_t{p[0]} * p[1] * p[2];
+  const auto& p = m.job.data.patch_size;
+  return std::make_unique<OwnBatchData>(
+      std::make_unique<PatchBatchSource>(*m.train_set, o, agree),
+      [this, shard](int keep_outputs) {
+        const VolumeDataset& val = *impl_->val_set;
+        return validate(val,
+                        validation_items(val.size(), impl_->job.training.val_max_volumes, shard.rank, shard.world_size),
+                        keep_outputs);
+      },
+      std::int64_t{p[0]} * p[1] * p[2]);
 }
 
 at::Tensor VqganTask::reconstruct_volume(const at::Tensor& image) {
@@ -148,10 +155,6 @@ at::Tensor VqganTask::reconstruct_volume(const at::Tensor& image) {
     for (std::size_t i = first; i < last; ++i) stitcher.add(i, recon[static_cast<std::int64_t>(i - first)]);
   }
   return stitcher.result().unsqueeze(0);
-}
-
-ValidationResult VqganTask::validate_own(int rank, int world_size, int keep_outputs) {
-  return validate(*impl_->val_set, validation_items(impl_->val_set->size(), impl_->job.training.val_max_volumes, rank, world_size), keep_outputs);
 }
 
 ValidationResult VqganTask::validate(const VolumeDataset& dataset, const std::vector<std::size_t>& items, int keep_outputs) {
