@@ -1,7 +1,7 @@
 #include "cli/process_group_from_environment.hpp"
 
 #include "dist/dist_environment.hpp"
-#include "train/device_choice.hpp"
+#include "state/device_choice.hpp"
 
 namespace medsynth::cli {
 

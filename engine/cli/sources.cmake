@@ -1,6 +1,7 @@
 # Sources of engine/cli: the thin medsynth-engine executable.
 target_sources(medsynth-engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/main.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/engine_tasks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/signals.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slurm_requeue.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_arguments.cpp

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/engine_tasks.hpp"
 #include "cli/job_arguments.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
@@ -72,8 +73,8 @@ ResolvedRun resolve_run(const TrainArguments& a, const JobSpec& job) {
   }
   if (!resume.empty() && fs::is_directory(resume)) {
     r.run = open_run_directory(resume);
-    // An LDM pipeline resumes stage by stage from its sub-runs (diffusion/ldm_pipeline.hpp).
-    if (job.task == "ldm") return r;
+    // A pipeline resumes stage by stage from its sub-runs (diffusion/ldm_pipeline.hpp).
+    if (engine_tasks().is_pipeline(job.task)) return r;
     r.resume_from = r.run.checkpoints_dir() + "/last.safetensors";
     if (!fs::exists(r.resume_from)) throw UsageError(resume + ": run directory has no checkpoints/last.safetensors to resume from");
     return r;

@@ -11,6 +11,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "cli/engine_tasks.hpp"
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
@@ -18,8 +19,8 @@
 #include "data/volume_dataset.hpp"
 #include "train/image_metrics.hpp"
 #include "train/task.hpp"
-#include "train/trainer.hpp"
-#include "train/training_state.hpp"
+#include "train/volume_scoring.hpp"
+#include "state/training_state.hpp"
 
 namespace medsynth::cli {
 
@@ -89,18 +90,24 @@ Action add_eval_verb(CLI::App& app) {
       if (!errors.empty()) throw ConfigError(errors, "--data " + args->data);
       split = "all";
     }
-    if (job.task != "autoencoder" && job.task != "vqgan")
-      throw UsageError(args->checkpoint + ": eval reconstructs volumes with autoencoder and vqgan checkpoints; this one is task " + job.task +
-                       " (its validation metrics are in its run's events.jsonl)");
-    std::unique_ptr<Task> task = make_task(job);
-    restore_weights(*task, file, args->checkpoint, /*prefer_ema=*/true);
+    const TaskRegistry& tasks = engine_tasks();
+    if (!tasks.traits(job.task).reconstructs_volumes)
+      throw UsageError(args->checkpoint + ": eval reconstructs volumes with " +
+                       task_names_with(&TaskTraits::reconstructs_volumes, " and ") + " checkpoints; this one is task " +
+                       job.task + " (its validation metrics are in its run's events.jsonl)");
+    std::unique_ptr<Task> task = tasks.make_task(job);
+    auto* scoring = dynamic_cast<VolumeScoring*>(task.get());
+    if (!scoring)
+      throw RuntimeError("task " + job.task +
+                         " has reconstructs_volumes in config/task_catalog.cpp but no VolumeScoring");
+    restore_weights(task->modules(), file, args->checkpoint, /*prefer_ema=*/true);
     VolumeDataset dataset(job.data, split, job.training.base_seed);
     const std::vector<std::size_t> items = validation_items(dataset.size(), args->max_volumes);
-    ValidationResult r = task->validate(dataset, items, 0);
+    ValidationResult r = scoring->validate(dataset, items, 0);
     nlohmann::json rows = nlohmann::json::array();
     if (args->per_volume) {
       for (std::size_t i : items) {
-        ValidationResult one = task->validate(dataset, {i}, 1);
+        ValidationResult one = scoring->validate(dataset, {i}, 1);
         if (one.outputs.empty()) throw UsageError(args->checkpoint + ": task " + job.task + " returned no reconstruction for " + dataset.id(i));
         rows.push_back(volume_row(job, dataset.id(i), dataset.get(i), one.outputs.front().second));
       }

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/engine_tasks.hpp"
 #include "cli/process_group_from_environment.hpp"
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
@@ -77,7 +78,9 @@ Action add_generate_verb(CLI::App& app) {
   return [args] {
     const RunDirectory run = open_run_directory(args->run_dir);
     JobSpec job = load_job_file_with_overrides(run.job_file(), args->overrides);
-    if (job.task != "ldm") throw UsageError(run.job_file() + ": task is '" + job.task + "', generate needs a task: ldm run");
+    if (!engine_tasks().traits(job.task).generates_volumes)
+      throw UsageError(run.job_file() + ": task is '" + job.task +
+                       "', generate needs a task: " + task_names_with(&TaskTraits::generates_volumes, " or ") + " run");
     if (args->num_images >= 0) job.generate.num_images = args->num_images;
     if (args->base_seed >= 0) job.generate.base_seed = args->base_seed;
     auto dist = process_group_from_environment(job);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/engine_tasks.hpp"
 #include "cli/job_arguments.hpp"
 #include "cli/process_group_from_environment.hpp"
 #include "cli/train_arguments.hpp"
@@ -18,12 +19,7 @@
 #include "dist/dist_environment.hpp"
 #include "dist/process_group.hpp"
 #include "run/run_directory.hpp"
-#include "train/device_choice.hpp"
-#include "diffusion/latent_autoencoder.hpp"
-#include "diffusion/ldm_pipeline.hpp"
-#include "eval/evaluation.hpp"
-#include "eval/evaluation_output.hpp"
-#include "events/event_writer.hpp"
+#include "state/device_choice.hpp"
 #include "train/trainer.hpp"
 
 namespace fs = std::filesystem;
@@ -31,26 +27,6 @@ namespace fs = std::filesystem;
 namespace medsynth::cli {
 
 namespace {
-
-// generate.evaluate: judge the images against the training volumes
-// (engine/eval), with the run's autoencoder for the memorization audit's
-// latent distances; the table goes to stderr and RUN/evaluation/.
-EvaluateGenerated evaluate_stage(const JobSpec& job, const std::string& run_root, bool quiet) {
-  return [&job, run_root, quiet](const std::vector<std::string>& images, const std::string& autoencoder_checkpoint, EventWriter& events,
-                                 std::int64_t step) {
-    const std::string out = run_root + "/evaluation";
-    EvaluationOptions o;
-    o.generated = images;
-    o.reference = training_volume_paths(job, out + "/training-phantoms");
-    o.training = o.reference;
-    o.encoder = latent_mean_encoder(job, autoencoder_checkpoint, c10::Device(c10::kCPU));
-    const EvaluationReport report = evaluate_volumes(o);
-    const std::string text = write_evaluation_files(report, o, out);
-    emit_evaluation_events(report, o, events, step);
-    events.artifact(out + "/evaluation.json", "evaluation", step);
-    if (!quiet) std::cerr << text;
-  };
-}
 
 int run(const TrainArguments& given) {
   TrainArguments a = given;
@@ -99,7 +75,7 @@ int run(const TrainArguments& given) {
   if (env.rank == 0) std::cerr << "medsynth-engine: run directory: " << options.run.root << "\n";
   TrainResult result;
   try {
-    result = job.task == "ldm" ? run_ldm_pipeline(job, options, evaluate_stage(job, options.run.root, a.quiet)) : run_training(job, options);
+    result = engine_tasks().train(job, options);
   } catch (const Interrupted&) {
     // The checkpoint is written. Under SLURM, SIGUSR1 means "the time limit
     // is near": rank 0 puts the job back in the queue, once.

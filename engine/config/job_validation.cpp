@@ -7,6 +7,7 @@
 
 #include "config/job_data_paths.hpp"
 #include "config/job_loader.hpp"
+#include "config/task_catalog.hpp"
 #include "config/validation_checks.hpp"
 
 namespace medsynth {
@@ -26,7 +27,7 @@ void check_top(const JobSpec& job, Checks& c) {
     if (!ok)
       c.fail("name", "may hold only letters, digits, '.', '_' and '-' (it names the run directory; got \"" + job.name + "\")");
   }
-  c.one_of("task", job.task, {"autoencoder", "ldm", "vqgan", "survival"});
+  c.one_of("task", job.task, task_names());
 }
 
 template <class T, std::size_t N>
@@ -303,8 +304,11 @@ void check_survival(const JobSpec& job, Checks& c) {
       c.fail("data.covariates", "comma-separated CSV column names (got \"" + job.data.covariates + "\")");
       break;
     }
-  if (job.task == "survival" && job.data.source == DataSource::folder)
-    c.fail("data.source", "task survival reads its labels from a CSV manifest (source csv) or simulates them (source simulated), not from a folder");
+  const TaskTraits* task = find_task(job.task);
+  if (task && task->reads_outcome_labels && job.data.source == DataSource::folder)
+    c.fail("data.source", "task " + job.task +
+                              " reads its labels from a CSV manifest (source csv) or simulates them (source "
+                              "simulated), not from a folder");
 }
 
 }  // namespace

@@ -15,4 +15,5 @@ target_sources(medsynth_config PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/job_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_yaml_reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_network_config.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/number_text.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/number_text.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/task_catalog.cpp)

@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "diffusion/diffusion_model_unet.hpp"
 #include "train/state_dict_loading.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 
 namespace medsynth {
 

@@ -11,7 +11,7 @@
 #include "diffusion/latent_files.hpp"
 #include "dist/process_group.hpp"
 #include "events/run_logger.hpp"
-#include "train/device_choice.hpp"
+#include "state/device_choice.hpp"
 
 namespace fs = std::filesystem;
 

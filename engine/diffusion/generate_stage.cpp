@@ -17,10 +17,10 @@
 #include "diffusion/latent_files.hpp"
 #include "dist/process_group.hpp"
 #include "events/run_logger.hpp"
-#include "train/device_choice.hpp"
+#include "state/device_choice.hpp"
 #include "diffusion/ldm_task.hpp"
-#include "train/tensor_file.hpp"
-#include "train/training_state.hpp"
+#include "state/tensor_file.hpp"
+#include "state/training_state.hpp"
 #include "volume/nifti_extension.hpp"
 #include "volume/volume_io.hpp"
 
@@ -127,7 +127,7 @@ class ImageMaker {
   ImageMaker(const JobSpec& job, const GenerateOptions& o, const c10::Device& device, int world)
       : job_(job), device_(device), task_(job), ae_(nullptr) {
     TensorFile file = read_tensor_file(o.unet_checkpoint);
-    restore_weights(task_, file, o.unet_checkpoint, /*prefer_ema=*/true);
+    restore_weights(task_.modules(), file, o.unet_checkpoint, /*prefer_ema=*/true);
     task_.to(device);
     task_.train_mode(false);
     ae_ = load_autoencoder(job, o.autoencoder_checkpoint, device);

@@ -7,8 +7,8 @@
 #include "core/error.hpp"
 #include "train/autoencoder_task.hpp"
 #include "train/sliding_window_inference.hpp"
-#include "train/tensor_file.hpp"
-#include "train/training_state.hpp"
+#include "state/tensor_file.hpp"
+#include "state/training_state.hpp"
 
 namespace medsynth {
 
@@ -17,7 +17,7 @@ AutoencoderKL load_autoencoder(const JobSpec& job, const std::string& checkpoint
   ae_job.task = "autoencoder";
   AutoencoderTask task(ae_job);
   TensorFile file = read_tensor_file(checkpoint);
-  restore_weights(task, file, checkpoint, /*prefer_ema=*/true);
+  restore_weights(task.modules(), file, checkpoint, /*prefer_ema=*/true);
   for (const auto& m : task.modules()) {
     if (m.name != "autoencoder") continue;
     auto ae = std::dynamic_pointer_cast<AutoencoderKLImpl>(m.module);

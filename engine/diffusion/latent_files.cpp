@@ -10,7 +10,7 @@
 
 #include "core/error.hpp"
 #include "run/run_directory.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 
 namespace fs = std::filesystem;
 

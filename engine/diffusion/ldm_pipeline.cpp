@@ -82,8 +82,10 @@ struct Pipeline {
   // Trains one stage unless complete; returns its last checkpoint. Its events
   // reach the console through this pipeline's stream (metrics as
   // "<stage>/name", progress as steps step_offset.. of total_steps); its own
-  // run_started/run_finished stay in its folder, off stdout.
-  std::string train_stage(const std::string& name, const JobSpec& stage_job, std::int64_t step_offset, std::int64_t total_steps) {
+  // run_started/run_finished stay in its folder, off stdout. `make_task`: a
+  // task of the pipeline's own (empty: the registry's task of stage_job.task).
+  std::string train_stage(const std::string& name, const JobSpec& stage_job, std::int64_t step_offset,
+                          std::int64_t total_steps, TaskFactory make_task = {}) {
     RunDirectory r = sub_run(name, stage_job);
     const std::string marker = r.root + "/stage-complete";
     const std::string last = r.checkpoints_dir() + "/last.safetensors";
@@ -99,7 +101,7 @@ struct Pipeline {
     o.resume_from = fs::exists(last) ? last : std::string();
     stage(name, o.resume_from.empty() ? "started" : "resumed", r.root, steps);
     if (options.dist) options.dist->set_key_scope(name + "/");
-    if (stage_job.task == "ldm") o.make_task = [](const JobSpec& j) { return std::make_unique<LdmTask>(j); };
+    o.make_task = std::move(make_task);
     run_training(stage_job, o);
     if (options.dist) options.dist->set_key_scope("");
     if (rank == 0) write_text_file_atomic(marker, "complete\n");
@@ -161,7 +163,9 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
                           std::to_string(p.rank) + ")",
             embedding);
 
-    const std::string unet_checkpoint = p.train_stage("diffusion", diffusion_stage_job(job, embedding), autoencoder_steps, total_steps);
+    const std::string unet_checkpoint =
+        p.train_stage("diffusion", diffusion_stage_job(job, embedding), autoencoder_steps, total_steps,
+                      [](const JobSpec& j) { return std::make_unique<LdmTask>(j); });
 
     const auto images = static_cast<std::int64_t>(planned_images(job, options.run.output_dir(), world).size());
     p.stage("generate", "started", options.run.output_dir(), {{"images", images}});

@@ -7,6 +7,7 @@
 #include "diffusion/diffusion_scheduler.hpp"
 #include "diffusion/latent_batch_loader.hpp"
 #include "diffusion/latent_files.hpp"
+#include "train/own_batch_data.hpp"
 
 namespace medsynth {
 namespace {
@@ -38,24 +39,16 @@ LdmTask::~LdmTask() = default;
 
 std::vector<NamedModule> LdmTask::modules() { return {{"unet", unet_.ptr()}}; }
 
-std::vector<OptimizerGroup> LdmTask::optimizer_groups() {
-  OptimizerGroup g;
-  g.name = "diffusion";
-  for (const auto& p : unet_->named_parameters()) {
-    g.parameters.push_back(p.value());
-    g.parameter_names.push_back("unet." + p.key());
-  }
-  return {g};
-}
+std::vector<OptimizerGroup> LdmTask::optimizer_groups() { return {optimizer_group("diffusion", "unet", *unet_)}; }
 
-std::unique_ptr<BatchSource> LdmTask::make_batch_source(int rank, int world_size) {
+std::unique_ptr<TrainingData> LdmTask::make_data(const RunShard& shard) {
   if (job_.ldm.embedding_dir.empty()) throw UsageError("ldm.embedding_dir: the diffusion stage needs the folder of encoded latents");
   LatentLoaderOptions o;
   o.batch_size = job_.training.batch_size;
   o.drop_last = job_.distributed.drop_last;
   o.base_seed = static_cast<std::uint64_t>(job_.training.base_seed);
-  o.rank = rank;
-  o.world_size = world_size;
+  o.rank = shard.rank;
+  o.world_size = shard.world_size;
   o.scale_factor = read_scale_factor(job_.ldm.embedding_dir);
   auto latents = read_latents(job_.ldm.embedding_dir, "train");
   const auto& first = latents.front().latent;
@@ -69,10 +62,11 @@ std::unique_ptr<BatchSource> LdmTask::make_batch_source(int rank, int world_size
       throw DataError(latent_path(job_.ldm.embedding_dir, latents.front().id),
                       "latent size " + std::to_string(first.size(d)) + " is not divisible by " + std::to_string(factor) +
                           " (the UNet's downsampling); change the image size or model.diffusion_unet.channels");
-  voxels_per_sample_ = first.numel();
+  const std::int64_t voxels_per_sample = first.numel();
   auto loader = std::make_unique<LatentBatchLoader>(std::move(latents), o);
   source_ = loader.get();
-  return loader;
+  return std::make_unique<OwnBatchData>(
+      std::move(loader), [this, shard](int) { return validate(shard.rank, shard.world_size); }, voxels_per_sample);
 }
 
 at::Tensor LdmTask::spacing_input(const std::vector<std::array<double, 3>>& spacings) const {
@@ -92,8 +86,9 @@ at::Tensor LdmTask::diffusion_loss(const at::Tensor& x0, const at::Tensor& noise
   return at::mse_loss(prediction.to(at::kFloat), target.to(at::kFloat));
 }
 
-at::Tensor LdmTask::compute_loss(std::size_t, const at::Tensor& batch, const std::vector<std::uint64_t>& keys, int,
-                                 std::map<std::string, double>& terms) {
+at::Tensor LdmTask::compute_loss(std::size_t, const StepBatch& step_batch, int, std::map<std::string, double>& terms) {
+  const at::Tensor& batch = step_batch.images;
+  const std::vector<std::uint64_t>& keys = step_batch.sample_keys;
   const auto b = batch.size(0);
   at::Tensor noise, u;
   if (!keys.empty()) {
@@ -116,7 +111,7 @@ at::Tensor LdmTask::compute_loss(std::size_t, const at::Tensor& batch, const std
   return loss;
 }
 
-ValidationResult LdmTask::validate_own(int rank, int world_size, int) {
+ValidationResult LdmTask::validate(int rank, int world_size) {
   ValidationResult r;
   std::vector<LatentRecord> val;
   try {

@@ -26,12 +26,11 @@ class LdmTask : public Task {
   std::vector<NamedModule> modules() override;
   std::vector<OptimizerGroup> optimizer_groups() override;
   bool group_active(std::size_t, int) const override { return true; }
-  at::Tensor compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>& sample_keys, int step,
+  at::Tensor compute_loss(std::size_t group, const StepBatch& batch, int step,
                           std::map<std::string, double>& terms) override;
-  ValidationResult validate(const VolumeDataset&, const std::vector<std::size_t>&, int) override { return {}; }
-  std::unique_ptr<BatchSource> make_batch_source(int rank, int world_size) override;
-  ValidationResult validate_own(int rank, int world_size, int keep_outputs) override;
-  std::int64_t voxels_per_sample() const override { return voxels_per_sample_; }
+  // The stored latents of ldm.embedding_dir (this rank's share); validation
+  // by the diffusion loss on the held-out latents.
+  std::unique_ptr<TrainingData> make_data(const RunShard& shard) override;
   void to(const c10::Device& device) override;
   void train_mode(bool on) override;
 
@@ -39,6 +38,7 @@ class LdmTask : public Task {
   const DiffusionScheduler& scheduler() const { return *scheduler_; }
 
  private:
+  ValidationResult validate(int rank, int world_size);
   at::Tensor spacing_input(const std::vector<std::array<double, 3>>& spacings) const;
   // The loss of one batch x0 with given noise and uniform numbers u.
   at::Tensor diffusion_loss(const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& u, const at::Tensor& spacing);
@@ -47,8 +47,7 @@ class LdmTask : public Task {
   DiffusionModelUNet unet_{nullptr};
   std::unique_ptr<DiffusionScheduler> scheduler_;
   c10::Device device_{c10::kCPU};
-  LatentBatchLoader* source_ = nullptr;  // owned by the trainer; outlives every compute_loss call
-  std::int64_t voxels_per_sample_ = 0;
+  LatentBatchLoader* source_ = nullptr;  // owned by the trainer's TrainingData; outlives every compute_loss call
 };
 
 // The UNet options of a job: model.diffusion_unet with in/out channels set to

@@ -19,7 +19,7 @@
 #include "models/autoencoder_kl.hpp"
 #include "run/run_directory.hpp"
 #include "train/state_dict_loading.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 #include "train/torch_archive.hpp"
 
 namespace fs = std::filesystem;

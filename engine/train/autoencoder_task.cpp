@@ -6,10 +6,11 @@
 #include "data/batch_loader.hpp"
 #include "data/volume_dataset.hpp"
 #include "models/autoencoder_kl.hpp"
-#include "models/patch_discriminator.hpp"
 #include "train/autocast_scope.hpp"
 #include "train/image_metrics.hpp"
 #include "train/losses.hpp"
+#include "train/patch_training_data.hpp"
+#include "train/patch_gan_training.hpp"
 #include "train/sliding_window_inference.hpp"
 
 namespace medsynth {
@@ -17,9 +18,8 @@ namespace medsynth {
 struct AutoencoderTask::Impl {
   JobSpec job;
   AutoencoderKL autoencoder{nullptr};
-  PatchDiscriminator discriminator{nullptr};
+  PatchGanTraining gan;
   c10::Device device{c10::kCPU};
-  at::Tensor last_reconstruction;  // from the generator pass, reused by the discriminator pass
   int compression = 4;
 };
 
@@ -28,34 +28,20 @@ AutoencoderTask::AutoencoderTask(const JobSpec& job) : impl_(std::make_unique<Im
   auto options = AutoencoderKLOptions::from_spec(job.model.autoencoder, job.loss);
   impl_->autoencoder = AutoencoderKL(options);
   impl_->compression = options.compression();
-  if (job.loss.adv_weight > 0) {
-    PatchDiscriminatorOptions d = PatchDiscriminatorOptions::from_spec(job.model.discriminator);
-    d.in_channels = job.model.autoencoder.out_channels;
-    impl_->discriminator = PatchDiscriminator(d);
-  }
+  impl_->gan = PatchGanTraining(job, job.loss.adv_weight, job.model.discriminator.start_step);
 }
 
 AutoencoderTask::~AutoencoderTask() = default;
 
 std::vector<NamedModule> AutoencoderTask::modules() {
   std::vector<NamedModule> out{{"autoencoder", impl_->autoencoder.ptr()}};
-  if (impl_->discriminator) out.push_back({"discriminator", impl_->discriminator.ptr()});
+  impl_->gan.add_module(out);
   return out;
 }
 
 std::vector<OptimizerGroup> AutoencoderTask::optimizer_groups() {
-  std::vector<OptimizerGroup> groups;
-  auto make = [](const std::string& group, const std::string& prefix, torch::nn::Module& m) {
-    OptimizerGroup g;
-    g.name = group;
-    for (const auto& item : m.named_parameters(true)) {
-      g.parameters.push_back(item.value());
-      g.parameter_names.push_back(prefix + "." + item.key());
-    }
-    return g;
-  };
-  groups.push_back(make("generator", "autoencoder", *impl_->autoencoder));
-  if (impl_->discriminator) groups.push_back(make("discriminator", "discriminator", *impl_->discriminator));
+  std::vector<OptimizerGroup> groups{optimizer_group("generator", "autoencoder", *impl_->autoencoder)};
+  impl_->gan.add_optimizer_group(groups);
   return groups;
 }
 
@@ -73,40 +59,30 @@ std::function<at::Tensor(const at::Tensor&)> AutoencoderTask::sample_noise(const
   };
 }
 
-bool AutoencoderTask::group_active(std::size_t group, int step) const {
-  if (group == 0) return true;
-  return impl_->discriminator && step >= impl_->job.model.discriminator.start_step;
-}
+bool AutoencoderTask::group_active(std::size_t group, int step) const { return group == 0 || impl_->gan.active(step); }
 
-at::Tensor AutoencoderTask::compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>& sample_keys,
-                                         int step, std::map<std::string, double>& terms) {
+at::Tensor AutoencoderTask::compute_loss(std::size_t group, const StepBatch& step_batch, int step,
+                                         std::map<std::string, double>& terms) {
   auto& m = *impl_;
+  const at::Tensor& batch = step_batch.images;
   if (group == 0) {
-    auto out = m.autoencoder->forward(batch, sample_noise(sample_keys, batch.size(0)));
+    auto out = m.autoencoder->forward(batch, sample_noise(step_batch.sample_keys, batch.size(0)));
     at::Tensor recon_loss = reconstruction_loss(out.reconstruction.to(at::kFloat), batch, m.job.loss.recon_loss);
     at::Tensor kl = kl_loss(out.z_mu.to(at::kFloat), out.z_log_var.to(at::kFloat));
     at::Tensor loss = recon_loss + m.job.loss.kl_weight * kl;
     terms["train/recon_loss"] += recon_loss.item<double>();
     terms["train/kl_loss"] += kl.item<double>();
-    if (m.discriminator && step >= m.job.model.discriminator.start_step) {
-      // The generator's adversarial term must not leave gradients in the
-      // discriminator, whose own pass follows and accumulates across micro-batches.
-      for (auto& p : m.discriminator->parameters()) p.requires_grad_(false);
-      at::Tensor fake_logits = m.discriminator->forward(out.reconstruction);
-      for (auto& p : m.discriminator->parameters()) p.requires_grad_(true);
-      at::Tensor adv = generator_adversarial_loss(fake_logits.to(at::kFloat));
-      loss = loss + m.job.loss.adv_weight * adv;
-      terms["train/gen_adv_loss"] += adv.item<double>();
-    }
-    m.last_reconstruction = out.reconstruction.detach();
-    return loss;
+    return m.gan.with_generator_term(loss, out.reconstruction, step, terms);
   }
   // Discriminator: real volumes vs the generator's reconstructions of them.
-  at::Tensor real_logits = m.discriminator->forward(batch);
-  at::Tensor fake_logits = m.discriminator->forward(m.last_reconstruction);
-  at::Tensor loss = discriminator_loss(real_logits.to(at::kFloat), fake_logits.to(at::kFloat));
-  terms["train/disc_loss"] += loss.item<double>();
-  return loss;
+  return m.gan.discriminator_loss(batch, terms);
+}
+
+std::unique_ptr<TrainingData> AutoencoderTask::make_data(const RunShard& shard) {
+  return std::make_unique<PatchTrainingData>(
+      impl_->job, shard, [this](const VolumeDataset& dataset, const std::vector<std::size_t>& items, int keep_outputs) {
+        return validate(dataset, items, keep_outputs);
+      });
 }
 
 at::Tensor AutoencoderTask::reconstruct_volume(const at::Tensor& image) {
@@ -162,12 +138,12 @@ ValidationResult AutoencoderTask::validate(const VolumeDataset& dataset, const s
 void AutoencoderTask::to(const c10::Device& device) {
   impl_->device = device;
   impl_->autoencoder->to(device);
-  if (impl_->discriminator) impl_->discriminator->to(device);
+  impl_->gan.to(device);
 }
 
 void AutoencoderTask::train_mode(bool on) {
   impl_->autoencoder->train(on);
-  if (impl_->discriminator) impl_->discriminator->train(on);
+  impl_->gan.train_mode(on);
 }
 
 }  // namespace medsynth

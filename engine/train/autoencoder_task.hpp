@@ -10,10 +10,11 @@
 
 #include "config/job_spec.hpp"
 #include "train/task.hpp"
+#include "train/volume_scoring.hpp"
 
 namespace medsynth {
 
-class AutoencoderTask : public Task {
+class AutoencoderTask : public Task, public VolumeScoring {
  public:
   explicit AutoencoderTask(const JobSpec& job);
   ~AutoencoderTask() override;
@@ -21,8 +22,10 @@ class AutoencoderTask : public Task {
   std::vector<NamedModule> modules() override;
   std::vector<OptimizerGroup> optimizer_groups() override;
   bool group_active(std::size_t group, int step) const override;
-  at::Tensor compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>& sample_keys, int step,
+  at::Tensor compute_loss(std::size_t group, const StepBatch& batch, int step,
                           std::map<std::string, double>& terms) override;
+  // Random patches of the job's volumes; validation on whole val volumes.
+  std::unique_ptr<TrainingData> make_data(const RunShard& shard) override;
   ValidationResult validate(const VolumeDataset& dataset, const std::vector<std::size_t>& items, int keep_outputs) override;
   void to(const c10::Device& device) override;
   void train_mode(bool on) override;

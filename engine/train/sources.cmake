@@ -2,11 +2,11 @@
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/autocast_scope.cpp
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_task.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/checkpoint_store.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/device_choice.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/ema_weights.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loss_scaler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/own_batch_data.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/patch_gan_training.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/patch_training_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pickle_globals.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pickle_graph.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pickle_machine.cpp
@@ -14,17 +14,18 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/survival_metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/survival_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/state_dict_loading.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/tensor_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/task.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/task_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/torch_archive.cpp
   ${CMAKE_CURRENT_LIST_DIR}/torch_archive_contents.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_checkpoints.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_session.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_setup.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/training_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_step.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_tasks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_test_hook_points.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_validation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/vqgan_task.cpp)

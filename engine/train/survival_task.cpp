@@ -10,6 +10,7 @@
 #include "dist/process_group.hpp"
 #include "models/resnet3d.hpp"
 #include "train/autocast_scope.hpp"
+#include "train/own_batch_data.hpp"
 #include "train/survival_metrics.hpp"
 
 namespace medsynth {
@@ -43,19 +44,15 @@ SurvivalTask::~SurvivalTask() = default;
 std::vector<NamedModule> SurvivalTask::modules() { return {{"resnet", impl_->net.ptr()}}; }
 
 std::vector<OptimizerGroup> SurvivalTask::optimizer_groups() {
-  OptimizerGroup g;
-  g.name = "resnet";
-  for (const auto& item : impl_->net->named_parameters(true)) {
-    g.parameters.push_back(item.value());
-    g.parameter_names.push_back("resnet." + item.key());
-  }
-  return {g};
+  return {optimizer_group("resnet", "resnet", *impl_->net)};
 }
 
-at::Tensor SurvivalTask::compute_loss(std::size_t, const at::Tensor& batch, const std::vector<std::uint64_t>&, int,
+at::Tensor SurvivalTask::compute_loss(std::size_t, const StepBatch& step_batch, int,
                                       std::map<std::string, double>& terms) {
-  if (!labels_.defined() || labels_.size(0) != batch.size(0)) throw RuntimeError("survival task: the batch came without its labels");
-  at::Tensor labels = labels_.to(batch.device());
+  const at::Tensor& batch = step_batch.images;
+  if (!step_batch.labels.defined() || step_batch.labels.size(0) != batch.size(0))
+    throw RuntimeError("survival task: the batch came without its labels");
+  at::Tensor labels = step_batch.labels.to(batch.device());
   at::Tensor covariates = impl_->num_covariates > 0 ? labels.slice(1, 2).to(at::kFloat) : at::Tensor();
   at::Tensor risk = impl_->net->forward(batch, covariates).to(at::kFloat);
   at::Tensor loss = cox_partial_likelihood_loss(risk, labels.select(1, 0), labels.select(1, 1));
@@ -63,7 +60,7 @@ at::Tensor SurvivalTask::compute_loss(std::size_t, const at::Tensor& batch, cons
   return loss;
 }
 
-std::unique_ptr<BatchSource> SurvivalTask::make_batch_source(int rank, int world_size) {
+std::unique_ptr<TrainingData> SurvivalTask::make_data(const RunShard& shard) {
   auto& m = *impl_;
   m.train = std::make_unique<SurvivalData>(m.job, "train");
   m.val = std::make_unique<SurvivalData>(m.job, "val");
@@ -73,22 +70,22 @@ std::unique_ptr<BatchSource> SurvivalTask::make_batch_source(int rank, int world
   o.cache.cache_rate = m.job.data.cache_rate;
   o.cache.replace_rate = m.job.data.replace_rate;
   o.base_seed = static_cast<std::uint64_t>(m.job.training.base_seed);
-  o.rank = rank;
-  o.world_size = world_size;
-  return std::make_unique<SurvivalBatchSource>(*m.train, o);
+  o.rank = shard.rank;
+  o.world_size = shard.world_size;
+  const auto& p = m.job.data.patch_size;
+  return std::make_unique<OwnBatchData>(
+      std::make_unique<SurvivalBatchSource>(*m.train, o), [this, shard](int) { return validate(shard); },
+      std::int64_t{p[0]} * p[1] * p[2]);
 }
 
-std::int64_t SurvivalTask::voxels_per_sample() const {
-  const auto& p = impl_->job.data.patch_size;
-  return std::int64_t{p[0]} * p[1] * p[2];
-}
-
-ValidationResult SurvivalTask::validate_own(int rank, int world_size, int) {
+ValidationResult SurvivalTask::validate(const RunShard& shard) {
   auto& m = *impl_;
+  DistContext* dist = shard.dist;
+  const int rank = shard.rank, world_size = shard.world_size;
   at::NoGradGuard no_grad;
   // Batch-norm statistics are per rank (gradients are synced, running stats
   // are not): average them first, so every rank validates the same network.
-  if (dist_) {
+  if (dist) {
     std::vector<at::Tensor> stats;
     for (const auto& b : m.net->named_buffers(true))
       if (b.key().find("running_") != std::string::npos) stats.push_back(b.value());
@@ -96,7 +93,7 @@ ValidationResult SurvivalTask::validate_own(int rank, int world_size, int) {
       std::vector<at::Tensor> flat;
       for (auto& t : stats) flat.push_back(t.to(at::kCPU, at::kFloat).reshape({-1}));
       std::vector<at::Tensor> buffer{at::cat(flat).contiguous()};
-      dist_->all_reduce_sum(buffer, "survival batch-norm statistics");
+      dist->all_reduce_sum(buffer, "survival batch-norm statistics");
       std::int64_t offset = 0;
       for (auto& t : stats) {
         t.copy_(buffer[0].slice(0, offset, offset + t.numel()).view(t.sizes()) / world_size);
@@ -115,9 +112,9 @@ ValidationResult SurvivalTask::validate_own(int rank, int world_size, int) {
     risks[static_cast<std::int64_t>(i)] = m.net->forward(m.val->image(i).unsqueeze(0).to(m.device), covariates).to(at::kCPU, at::kFloat)[0];
   }
   train_mode(true);
-  if (dist_) {
+  if (dist) {
     std::vector<at::Tensor> buffer{risks.contiguous()};
-    dist_->all_reduce_sum(buffer, "survival validation risks");
+    dist->all_reduce_sum(buffer, "survival validation risks");
     risks = buffer[0];
   }
   std::vector<double> risk(n), time(n);

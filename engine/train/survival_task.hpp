@@ -23,22 +23,18 @@ class SurvivalTask : public Task {
   std::vector<NamedModule> modules() override;
   std::vector<OptimizerGroup> optimizer_groups() override;
   bool group_active(std::size_t group, int) const override { return group == 0; }
-  at::Tensor compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>& sample_keys, int step,
+  // The Cox loss of the batch's risks against its labels (time, event, covariates).
+  at::Tensor compute_loss(std::size_t group, const StepBatch& batch, int step,
                           std::map<std::string, double>& terms) override;
-  ValidationResult validate(const VolumeDataset&, const std::vector<std::size_t>&, int) override { return {}; }
-  std::unique_ptr<BatchSource> make_batch_source(int rank, int world_size) override;
-  ValidationResult validate_own(int rank, int world_size, int keep_outputs) override;
-  std::int64_t voxels_per_sample() const override;
-  void attach_dist(DistContext* dist) override { dist_ = dist; }
-  void observe_batch(const Batch& batch) override { labels_ = batch.labels; }
+  // This rank's labelled volumes; validation gathers every rank's risks (shard.dist).
+  std::unique_ptr<TrainingData> make_data(const RunShard& shard) override;
   void to(const c10::Device& device) override;
   void train_mode(bool on) override;
 
  private:
+  ValidationResult validate(const RunShard& shard);
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  DistContext* dist_ = nullptr;
-  at::Tensor labels_;
 };
 
 }  // namespace medsynth

@@ -1,14 +1,15 @@
 #include "train/task.hpp"
 
-#include <algorithm>
-
 namespace medsynth {
 
-std::vector<std::size_t> validation_items(std::size_t dataset_size, int max_volumes, int rank, int world_size) {
-  const std::size_t count = max_volumes > 0 ? std::min<std::size_t>(static_cast<std::size_t>(max_volumes), dataset_size) : dataset_size;
-  std::vector<std::size_t> items;
-  for (std::size_t i = static_cast<std::size_t>(rank); i < count; i += static_cast<std::size_t>(std::max(world_size, 1))) items.push_back(i);
-  return items;
+OptimizerGroup optimizer_group(const std::string& group, const std::string& prefix, torch::nn::Module& module) {
+  OptimizerGroup g;
+  g.name = group;
+  for (const auto& item : module.named_parameters(true)) {
+    g.parameters.push_back(item.value());
+    g.parameter_names.push_back(prefix + "." + item.key());
+  }
+  return g;
 }
 
 }  // namespace medsynth

@@ -7,26 +7,12 @@
 #include "dist/parameter_check.hpp"
 #include "dist/process_group.hpp"
 #include "events/progress_bar.hpp"
-#include "train/autoencoder_task.hpp"
-#include "train/survival_task.hpp"
 #include "train/training_report.hpp"
 #include "train/training_session.hpp"
 #include "train/training_setup.hpp"
 #include "train/training_step.hpp"
-#include "train/vqgan_task.hpp"
 
 namespace medsynth {
-
-std::unique_ptr<Task> make_task(const JobSpec& job) {
-  if (job.task == "autoencoder") return std::make_unique<AutoencoderTask>(job);
-  // The ldm task lives with the diffusion code (diffusion/ldm_task.hpp); its
-  // pipeline hands it to the trainer through TrainerOptions::make_task, so
-  // train/ does not depend on diffusion/.
-  if (job.task == "ldm") throw UsageError("task: 'ldm' is trained by the ldm pipeline (stages autoencoder, encode, diffusion, generate), not alone");
-  if (job.task == "vqgan") return std::make_unique<VqganTask>(job);
-  if (job.task == "survival") return std::make_unique<SurvivalTask>(job);
-  throw UsageError("task: '" + job.task + "' is not supported by this engine yet");
-}
 
 namespace {
 
@@ -38,7 +24,7 @@ void end_step(TrainingSession& s, TrainingLoopState& loop, const StepAttempt& st
   const int done = s.progress.step;
   const bool last_step = done == s.total_steps;
   if ((job.training.val_every_steps > 0 && done % job.training.val_every_steps == 0) || last_step) {
-    auto metrics = s.validate(s.validation_set(), job.output.save_reconstructions, last_step);
+    auto metrics = s.validate(job.output.save_reconstructions, last_step);
     s.save_checkpoints(metrics);
     loop.validated_at_end = last_step;
     loop.window_start = TrainingClock::now();
@@ -59,7 +45,7 @@ void end_step(TrainingSession& s, TrainingLoopState& loop, const StepAttempt& st
 // The rest of the current epoch from progress's position; false when the NaN
 // guard rolled back (the caller starts over from the restored position).
 bool train_epoch(TrainingSession& s, TrainingLoopState& loop) {
-  s.loader->start_epoch(s.progress.epoch, s.progress.batch_in_epoch);
+  s.data->batches().start_epoch(s.progress.epoch, s.progress.batch_in_epoch);
   while (s.progress.step < s.total_steps && s.progress.batch_in_epoch + s.accum <= s.steps_per_epoch * s.accum) {
     StepAttempt step = accumulate_step(s);
     if (!step.finite) {

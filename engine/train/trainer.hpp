@@ -31,6 +31,10 @@ namespace medsynth {
 
 class DistContext;
 class Task;
+class TaskRegistry;
+
+// Builds the Task a job trains (a registry entry, or a pipeline's stage task).
+using TaskFactory = std::function<std::unique_ptr<Task>(const JobSpec&)>;
 
 struct TrainerOptions {
   RunDirectory run;                   // already created (create_run_directory / open_run_directory)
@@ -49,9 +53,12 @@ struct TrainerOptions {
   EventForwarding forward_events;
   const std::atomic<int>* stop_signal = nullptr;  // non-zero: save a checkpoint and stop (SIGINT/SIGTERM)
   TrainingTestHooks test_hooks;       // tests only: NaN losses, a stop or a SIGKILL at given steps; empty in production
-  // The job's task; empty: the tasks of train/ by job.task (make_task below).
-  // The ldm pipeline passes its diffusion task here.
-  std::function<std::unique_ptr<Task>(const JobSpec&)> make_task;
+  // Where the trainer finds job.task's Task (task_registry.hpp); null: the
+  // trainer's own tasks (training_tasks.hpp).
+  const TaskRegistry* tasks = nullptr;
+  // A pipeline's stage that trains a task of the pipeline's own (the ldm
+  // pipeline's diffusion UNet) passes it here; it wins over `tasks`.
+  TaskFactory make_task;
 };
 
 struct TrainResult {
@@ -68,9 +75,5 @@ struct TrainResult {
 // a foreign checkpoint, Interrupted after a stop signal once the checkpoint is
 // written, RuntimeError otherwise). Emits run_failed before rethrowing.
 TrainResult run_training(const JobSpec& job, const TrainerOptions& options);
-
-// The task of job.task (autoencoder, vqgan, survival); UsageError otherwise
-// (ldm: see TrainerOptions::make_task).
-std::unique_ptr<Task> make_task(const JobSpec& job);
 
 }  // namespace medsynth

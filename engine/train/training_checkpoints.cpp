@@ -5,9 +5,10 @@
 #include "core/error.hpp"
 #include "events/event_writer.hpp"
 #include "events/run_logger.hpp"
-#include "train/checkpoint_store.hpp"
-#include "train/ema_weights.hpp"
-#include "train/tensor_file.hpp"
+#include "state/checkpoint_store.hpp"
+#include "state/ema_weights.hpp"
+#include "state/tensor_file.hpp"
+#include "train/task.hpp"
 #include "train/training_session.hpp"
 
 namespace medsynth {
@@ -16,7 +17,7 @@ namespace {
 TensorFile capture(TrainingSession& s) {
   s.progress.scaler_scale = s.scaler.scale();
   s.progress.scaler_growth_tracker = s.scaler.growth_tracker();
-  return capture_training_state(*s.task, s.optimizers, s.progress, s.identity, s.ema.get());
+  return capture_training_state(s.task->modules(), s.optimizers, s.progress, s.identity, s.ema.get());
 }
 
 std::string write_last(TrainingSession& s, const TensorFile& file) {
@@ -44,7 +45,7 @@ void TrainingSession::rollback() {
   TensorFile file = read_tensor_file(path);
   const double factor = progress.lr_factor * job.training.nan_lr_factor;
   const int rollbacks = progress.rollbacks + 1;
-  progress = restore_training_state(*task, optimizers, file, path, ema.get());
+  progress = restore_training_state(task->modules(), optimizers, file, path, ema.get());
   progress.lr_factor = factor;
   progress.rollbacks = rollbacks;
   scaler.restore(progress.scaler_scale, progress.scaler_growth_tracker);

@@ -9,7 +9,7 @@
 #include "events/event_writer.hpp"
 #include "events/progress_bar.hpp"
 #include "events/run_logger.hpp"
-#include "train/checkpoint_store.hpp"
+#include "state/checkpoint_store.hpp"
 #include "train/task.hpp"
 
 namespace medsynth {
@@ -21,6 +21,7 @@ int epochs_of_run(const TrainingSession& s) { return (s.total_steps + s.steps_pe
 
 void emit_run_started(TrainingSession& s) {
   const JobSpec& job = s.job;
+  const DataSummary data = s.data->summary();
   RunStartedEvent e;
   e.run_dir = s.options.run.root;
   e.job_name = job.name;
@@ -33,8 +34,8 @@ void emit_run_started(TrainingSession& s) {
   e.extra = {{"amp", s.amp},
              {"memory_format", s.memory_format == at::MemoryFormat::ChannelsLast3d ? "channels_last_3d" : "contiguous"},
              {"threads", at::get_num_threads()},
-             {"train_volumes", s.train_set ? s.train_set->size() : s.loader->item_count()},
-             {"val_volumes", s.val_set ? s.val_set->size() : 0},
+             {"train_volumes", data.train_items},
+             {"val_volumes", data.val_items},
              {"resumed_from", s.options.resume_from},
              {"init_weights", s.options.init_weights},
              {"model_hash", s.identity.model_hash},
@@ -50,8 +51,7 @@ std::string run_description(const TrainingSession& s) {
   if (s.dist)
     ranks = " as rank " + std::to_string(s.rank) + " of " + std::to_string(s.world_size) + " (" + s.dist->backend_name() +
             (s.dist->peer_address().empty() ? std::string() : " on " + s.dist->peer_address()) + ")";
-  const std::string data = s.train_set ? std::to_string(s.train_set->size()) + " train / " + std::to_string(s.val_set->size()) + " val volumes, "
-                                       : std::to_string(s.loader->item_count()) + " training items on this rank, ";
+  const std::string data = s.data->summary().text;
   return "training " + s.job.task + " on " + s.device.str() + ranks + " for " + std::to_string(s.total_steps) + " steps (" + data +
          std::to_string(at::get_num_threads()) + " threads)";
 }
@@ -102,7 +102,7 @@ void report_step(TrainingSession& s, TrainingLoopState& loop, const StepAttempt&
 TrainResult finish_run(TrainingSession& s, TrainingLoopState& loop) {
   if (s.bar) s.bar->finish();
   if (!loop.validated_at_end) {  // resumed at the end, or zero steps left
-    auto metrics = s.validate(s.validation_set(), s.job.output.save_reconstructions, true);
+    auto metrics = s.validate(s.job.output.save_reconstructions, true);
     s.save_checkpoints(metrics);
   }
   TrainResult result = loop.result;

@@ -4,8 +4,8 @@
 #include "events/event_writer.hpp"
 #include "events/progress_bar.hpp"
 #include "events/run_logger.hpp"
-#include "train/checkpoint_store.hpp"
-#include "train/ema_weights.hpp"
+#include "state/checkpoint_store.hpp"
+#include "state/ema_weights.hpp"
 #include "train/task.hpp"
 
 namespace medsynth {
@@ -31,10 +31,6 @@ void TrainingSession::metric(const std::string& name, double value) {
 
 double TrainingSession::current_lr() const { return learning_rate_at(schedule, progress.step) * progress.lr_factor; }
 
-void TrainingSession::release_data() {
-  loader.reset();
-  train_set.reset();
-  val_set.reset();
-}
+void TrainingSession::release_data() { data.reset(); }
 
 }  // namespace medsynth

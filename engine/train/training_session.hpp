@@ -21,12 +21,11 @@
 #include <vector>
 
 #include "config/job_spec.hpp"
-#include "data/batch_source.hpp"
-#include "data/volume_dataset.hpp"
 #include "train/loss_scaler.hpp"
 #include "train/lr_schedule.hpp"
 #include "train/trainer.hpp"
-#include "train/training_state.hpp"
+#include "train/training_data.hpp"
+#include "state/training_state.hpp"
 #include "train/training_test_hook_points.hpp"
 
 namespace medsynth {
@@ -64,8 +63,8 @@ struct TrainingSession {
   std::unique_ptr<RunLogger> logger;
   std::unique_ptr<ProgressBar> bar;
 
-  // What it trains, in the order they are destroyed backwards: the loader
-  // (threads reading the datasets, batches from the task) goes first.
+  // What it trains, in the order they are destroyed backwards: the data
+  // (loader threads reading datasets the task may own) goes first.
   std::unique_ptr<Task> task;
   std::vector<OptimizerSlot> optimizers;
   std::unique_ptr<EmaWeights> ema;
@@ -77,8 +76,7 @@ struct TrainingSession {
   std::unique_ptr<GradientSync> sync;      // distributed runs only
   std::vector<std::string> parameter_names;  // every parameter and buffer, for the broadcast and the cross-rank check
   std::vector<at::Tensor> parameters;
-  std::optional<VolumeDataset> train_set, val_set;  // empty for a task with its own batch source
-  std::unique_ptr<BatchSource> loader;
+  std::unique_ptr<TrainingData> data;
 
   TrainingTestHookPoints hooks;
 
@@ -89,8 +87,7 @@ struct TrainingSession {
   void warn(const std::string& message);
   void metric(const std::string& name, double value);  // at the current step; rank 0 only
   double current_lr() const;
-  const VolumeDataset* validation_set() const { return val_set ? &*val_set : nullptr; }
-  // The loader and datasets go before the failure is reported, as a stack unwind would.
+  // The data (loader, datasets) goes before the failure is reported, as a stack unwind would.
   void release_data();
 
   // training_checkpoints.cpp
@@ -98,8 +95,8 @@ struct TrainingSession {
   void save_checkpoints(const std::map<std::string, double>& metrics);
   void rollback();
 
-  // training_validation.cpp; `val` is null for a task with its own batch source.
-  std::map<std::string, double> validate(const VolumeDataset* val, int keep_outputs, bool write_outputs);
+  // training_validation.cpp
+  std::map<std::string, double> validate(int keep_outputs, bool write_outputs);
 };
 
 // What the loop carries from step to step.

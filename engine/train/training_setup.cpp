@@ -8,17 +8,18 @@
 
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
-#include "data/batch_loader.hpp"
 #include "dist/gradient_sync.hpp"
 #include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
 #include "events/run_logger.hpp"
 #include "events/tensorboard_writer.hpp"
 #include "train/autocast_scope.hpp"
-#include "train/checkpoint_store.hpp"
-#include "train/device_choice.hpp"
-#include "train/ema_weights.hpp"
+#include "state/checkpoint_store.hpp"
+#include "state/device_choice.hpp"
+#include "state/ema_weights.hpp"
 #include "train/task.hpp"
+#include "train/task_registry.hpp"
+#include "train/training_tasks.hpp"
 
 namespace medsynth {
 namespace {
@@ -35,6 +36,11 @@ void apply_memory_format(Task& task, at::MemoryFormat format) {
   for (const auto& m : task.modules())
     for (auto& p : m.module->parameters())
       if (p.dim() == 5) p.set_data(p.data().contiguous(format));
+}
+
+std::unique_ptr<Task> make_session_task(const TrainingSession& s) {
+  if (s.options.make_task) return s.options.make_task(s.job);
+  return (s.options.tasks ? *s.options.tasks : training_tasks()).make_task(s.job);
 }
 
 void seed_and_choose_device(TrainingSession& s) {
@@ -57,35 +63,17 @@ void seed_and_choose_device(TrainingSession& s) {
   }
 }
 
-LoaderOptions patch_loader_options(const JobSpec& job, int rank, int world_size) {
-  LoaderOptions lo;
-  lo.batch_size = job.training.batch_size;
-  lo.patch_size = job.data.patch_size;
-  lo.random_flip = job.data.random_flip;
-  lo.shuffle = true;
-  lo.drop_last = job.distributed.drop_last;
-  lo.base_seed = static_cast<std::uint64_t>(job.training.base_seed);
-  lo.rank = rank;
-  lo.world_size = world_size;
-  lo.num_workers = job.data.num_workers;
-  lo.prefetch = job.data.prefetch;
-  return lo;
-}
-
-// Patches of the job's volumes, unless the task brings its own data; then the length of the run.
+// The task's data for this rank; then the length of the run.
 void make_data(TrainingSession& s) {
   const JobSpec& job = s.job;
-  s.loader = s.task->make_batch_source(s.rank, s.world_size);
-  if (!s.loader) {
-    s.train_set.emplace(job.data, "train", job.training.base_seed);
-    s.val_set.emplace(job.data, "val", job.training.base_seed);
-    s.loader = std::make_unique<BatchLoader>(*s.train_set, patch_loader_options(job, s.rank, s.world_size));
-  }
+  s.data = s.task->make_data(RunShard{s.rank, s.world_size, s.dist});
+  const int batches_per_epoch = s.data->batches().batches_per_epoch();
   s.accum = job.training.gradient_accumulation_steps;
-  s.steps_per_epoch = static_cast<int>(s.loader->batches_per_epoch()) / s.accum;
+  s.steps_per_epoch = batches_per_epoch / s.accum;
   if (s.steps_per_epoch < 1)
-    throw UsageError("training: " + std::to_string(s.loader->batches_per_epoch()) + " batches per epoch cannot fill one optimizer step of " +
-                     std::to_string(s.accum) + " accumulation steps; lower training.batch_size or gradient_accumulation_steps or add data");
+    throw UsageError("training: " + std::to_string(batches_per_epoch) +
+                     " batches per epoch cannot fill one optimizer step of " + std::to_string(s.accum) +
+                     " accumulation steps; lower training.batch_size or gradient_accumulation_steps or add data");
   s.total_steps = job.training.max_steps > 0 ? job.training.max_steps : job.training.epochs * s.steps_per_epoch;
 }
 
@@ -112,7 +100,7 @@ void place_model(TrainingSession& s) {
 // Before the broadcast and the EMA copy: both then start from these weights.
 void load_start_weights(TrainingSession& s) {
   if (!s.options.init_weights.empty()) {
-    restore_weights(*s.task, read_tensor_file(s.options.init_weights), s.options.init_weights);
+    restore_weights(s.task->modules(), read_tensor_file(s.options.init_weights), s.options.init_weights);
     s.info("starting from the weights of " + s.options.init_weights);
   }
   // DDP's start: every rank begins from rank 0's weights (a fresh init
@@ -130,7 +118,7 @@ void make_optimizers(TrainingSession& s) {
     slot.optimizer = std::make_unique<torch::optim::AdamW>(group.parameters, ao);
     s.optimizers.push_back(std::move(slot));
   }
-  s.ema = std::make_unique<EmaWeights>(*s.task, training.ema_decay);
+  s.ema = std::make_unique<EmaWeights>(s.task->modules(), training.ema_decay);
   s.scaler = LossScaler(LossScalerOptions{.enabled = s.amp && s.device.is_cuda()});
   s.schedule = {training.lr, training.warmup_steps, s.total_steps, training.lr_schedule, training.min_lr_ratio};
 }
@@ -147,7 +135,7 @@ void open_checkpoints(TrainingSession& s) {
   if (from.empty()) return;
   TensorFile file = read_tensor_file(from);
   check_checkpoint_identity(file, from, s.identity);
-  s.progress = restore_training_state(*s.task, s.optimizers, file, from, s.ema.get());
+  s.progress = restore_training_state(s.task->modules(), s.optimizers, file, from, s.ema.get());
   s.scaler.restore(s.progress.scaler_scale, s.progress.scaler_growth_tracker);
   s.info("resumed from " + from + " at step " + std::to_string(s.progress.step));
 }
@@ -175,18 +163,14 @@ void open_run_outputs(TrainingSession& s) {
 
 void set_up_training(TrainingSession& s) {
   seed_and_choose_device(s);
-  s.task = s.options.make_task ? s.options.make_task(s.job) : make_task(s.job);
-  s.task->attach_dist(s.dist);
+  s.task = make_session_task(s);
   make_data(s);
   place_model(s);
   load_start_weights(s);
   make_optimizers(s);
   open_checkpoints(s);
   make_gradient_sync(s);
-  const std::int64_t voxels_per_sample = s.task->voxels_per_sample() > 0
-                                             ? s.task->voxels_per_sample()
-                                             : static_cast<int64_t>(s.job.data.patch_size[0]) * s.job.data.patch_size[1] * s.job.data.patch_size[2];
-  s.voxels_per_batch = static_cast<int64_t>(s.job.training.batch_size) * voxels_per_sample;
+  s.voxels_per_batch = static_cast<int64_t>(s.job.training.batch_size) * s.data->voxels_per_sample();
 }
 
 }  // namespace medsynth

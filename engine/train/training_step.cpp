@@ -10,7 +10,7 @@
 #include "dist/process_group.hpp"
 #include "events/run_logger.hpp"
 #include "train/autocast_scope.hpp"
-#include "train/ema_weights.hpp"
+#include "state/ema_weights.hpp"
 #include "train/task.hpp"
 
 namespace medsynth {
@@ -18,16 +18,16 @@ namespace {
 
 void accumulate_micro_batch(TrainingSession& s, int micro, StepAttempt& step) {
   static const std::vector<std::uint64_t> no_keys;  // the task then draws noise from the rank's generator
-  auto batch = s.loader->next();
+  auto batch = s.data->batches().next();
   if (!batch) throw RuntimeError("data loader ended early in epoch " + std::to_string(s.progress.epoch));
-  at::Tensor images = batch->images.to(s.device).contiguous(s.memory_format);
-  s.task->observe_batch(*batch);
+  const at::Tensor images = batch->images.to(s.device).contiguous(s.memory_format);
+  const StepBatch step_batch{images, s.job.training.per_sample_noise ? batch->sample_keys : no_keys, batch->labels};
   for (std::size_t g = 0; g < s.optimizers.size(); ++g) {
     if (!s.task->group_active(g, s.progress.step)) continue;
     at::Tensor loss;
     {
       AutocastScope autocast(s.amp, s.device.type());
-      loss = s.task->compute_loss(g, images, s.job.training.per_sample_noise ? batch->sample_keys : no_keys, s.progress.step, step.terms);
+      loss = s.task->compute_loss(g, step_batch, s.progress.step, step.terms);
     }
     loss = s.hooks.loss(g, loss);
     const double value = loss.item<double>();

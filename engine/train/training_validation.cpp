@@ -9,8 +9,8 @@
 #include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
 #include "events/run_logger.hpp"
-#include "train/ema_weights.hpp"
-#include "train/task.hpp"
+#include "state/ema_weights.hpp"
+#include "train/training_data.hpp"
 #include "train/training_session.hpp"
 #include "volume/atomic_file.hpp"
 #include "volume/volume_io.hpp"
@@ -62,17 +62,12 @@ void write_validation_files(TrainingSession& s, const ValidationResult& r, bool 
 
 }  // namespace
 
-std::map<std::string, double> TrainingSession::validate(const VolumeDataset* val, int keep_outputs, bool write_outputs) {
+std::map<std::string, double> TrainingSession::validate(int keep_outputs, bool write_outputs) {
   const auto started_at = TrainingClock::now();
-  const int shard = dist ? dist->rank() : 0;
-  const int shards = dist ? dist->world_size() : 1;
   ValidationResult r;
   {
     ScopedEmaWeights averaged(*ema);
-    if (val)
-      r = task->validate(*val, validation_items(val->size(), job.training.val_max_volumes, shard, shards), rank0 ? keep_outputs : 0);
-    else
-      r = task->validate_own(shard, shards, rank0 ? keep_outputs : 0);
+    r = data->validate(rank0 ? keep_outputs : 0);
   }
   if (dist) r.metrics = reduce_metrics(*dist, progress.step, r);
   for (const auto& [name, value] : r.metrics) metric(name, value);

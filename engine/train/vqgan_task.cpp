@@ -7,11 +7,12 @@
 #include "data/volume_dataset.hpp"
 #include "data/volume_tensor.hpp"
 #include "dist/process_group.hpp"
-#include "models/patch_discriminator.hpp"
 #include "models/vqgan.hpp"
 #include "train/autocast_scope.hpp"
 #include "train/image_metrics.hpp"
 #include "train/losses.hpp"
+#include "train/own_batch_data.hpp"
+#include "train/patch_gan_training.hpp"
 
 namespace medsynth {
 
@@ -28,10 +29,8 @@ PatchGridOptions patch_grid_options(const DataSpec& data) {
 struct VqganTask::Impl {
   JobSpec job;
   Vqgan vqgan{nullptr};
-  PatchDiscriminator discriminator{nullptr};
+  PatchGanTraining gan;
   c10::Device device{c10::kCPU};
-  DistContext* dist = nullptr;
-  at::Tensor last_reconstruction;
   std::unique_ptr<VolumeDataset> train_set, val_set;
 };
 
@@ -46,48 +45,31 @@ VqganTask::VqganTask(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
   vq.decay = q.ema_decay;
   vq.dead_code_threshold = q.dead_code_threshold;
   impl_->vqgan = Vqgan(AutoencoderKLOptions::from_spec(job.model.autoencoder, job.loss), vq);
-  if (q.image_gan_weight > 0) {
-    PatchDiscriminatorOptions d = PatchDiscriminatorOptions::from_spec(job.model.discriminator);
-    d.in_channels = job.model.autoencoder.out_channels;
-    impl_->discriminator = PatchDiscriminator(d);
-  }
+  impl_->gan = PatchGanTraining(job, q.image_gan_weight, q.discriminator_iter_start);
 }
 
 VqganTask::~VqganTask() = default;
 
 std::vector<NamedModule> VqganTask::modules() {
   std::vector<NamedModule> out{{"vqgan", impl_->vqgan.ptr()}};
-  if (impl_->discriminator) out.push_back({"discriminator", impl_->discriminator.ptr()});
+  impl_->gan.add_module(out);
   return out;
 }
 
 std::vector<OptimizerGroup> VqganTask::optimizer_groups() {
-  std::vector<OptimizerGroup> groups;
-  auto make = [](const std::string& group, const std::string& prefix, torch::nn::Module& m) {
-    OptimizerGroup g;
-    g.name = group;
-    for (const auto& item : m.named_parameters(true)) {
-      g.parameters.push_back(item.value());
-      g.parameter_names.push_back(prefix + "." + item.key());
-    }
-    return g;
-  };
-  groups.push_back(make("generator", "vqgan", *impl_->vqgan));
-  if (impl_->discriminator) groups.push_back(make("discriminator", "discriminator", *impl_->discriminator));
+  std::vector<OptimizerGroup> groups{optimizer_group("generator", "vqgan", *impl_->vqgan)};
+  impl_->gan.add_optimizer_group(groups);
   return groups;
 }
 
-bool VqganTask::group_active(std::size_t group, int step) const {
-  if (group == 0) return true;
-  return impl_->discriminator && step >= impl_->job.model.vqgan.discriminator_iter_start;
-}
+bool VqganTask::group_active(std::size_t group, int step) const { return group == 0 || impl_->gan.active(step); }
 
-void VqganTask::attach_dist(DistContext* dist) {
-  impl_->dist = dist;
-  if (!dist) return;
+namespace {
+
+void sum_codebook_statistics_over_ranks(Vqgan& vqgan, DistContext* dist) {
   // EMA statistics and restart vectors are summed over ranks, so every rank
   // keeps the same codebook (gradients alone would not keep EMA buffers equal).
-  impl_->vqgan->quantizer->set_reduce([dist](std::vector<at::Tensor>& tensors) {
+  vqgan->quantizer->set_reduce([dist](std::vector<at::Tensor>& tensors) {
     // One flat buffer: a Gloo all-reduce over several tensors wants equal shapes.
     std::vector<at::Tensor> flat;
     for (auto& t : tensors) flat.push_back(t.detach().to(at::kCPU, at::kFloat).reshape({-1}));
@@ -102,9 +84,12 @@ void VqganTask::attach_dist(DistContext* dist) {
   });
 }
 
-at::Tensor VqganTask::compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>&, int step,
+}  // namespace
+
+at::Tensor VqganTask::compute_loss(std::size_t group, const StepBatch& step_batch, int step,
                                    std::map<std::string, double>& terms) {
   auto& m = *impl_;
+  const at::Tensor& batch = step_batch.images;
   if (group == 0) {
     VqganOutput out = m.vqgan->forward(batch);
     at::Tensor recon_loss = reconstruction_loss(out.reconstruction.to(at::kFloat), batch.to(at::kFloat), m.job.loss.recon_loss);
@@ -113,25 +98,15 @@ at::Tensor VqganTask::compute_loss(std::size_t group, const at::Tensor& batch, c
     terms["train/vq_loss"] += out.quantizer.loss.item<double>();
     terms["train/perplexity"] += out.quantizer.perplexity;
     terms["train/codes_restarted"] += out.quantizer.restarted;
-    if (group_active(1, step)) {
-      for (auto& p : m.discriminator->parameters()) p.requires_grad_(false);
-      at::Tensor adv = generator_adversarial_loss(m.discriminator->forward(out.reconstruction).to(at::kFloat));
-      for (auto& p : m.discriminator->parameters()) p.requires_grad_(true);
-      loss = loss + m.job.model.vqgan.image_gan_weight * adv;
-      terms["train/gen_adv_loss"] += adv.item<double>();
-    }
-    m.last_reconstruction = out.reconstruction.detach();
-    return loss;
+    return m.gan.with_generator_term(loss, out.reconstruction, step, terms);
   }
-  at::Tensor real_logits = m.discriminator->forward(batch);
-  at::Tensor fake_logits = m.discriminator->forward(m.last_reconstruction);
-  at::Tensor loss = discriminator_loss(real_logits.to(at::kFloat), fake_logits.to(at::kFloat));
-  terms["train/disc_loss"] += loss.item<double>();
-  return loss;
+  return m.gan.discriminator_loss(batch, terms);
 }
 
-std::unique_ptr<BatchSource> VqganTask::make_batch_source(int rank, int world_size) {
+std::unique_ptr<TrainingData> VqganTask::make_data(const RunShard& shard) {
   auto& m = *impl_;
+  if (shard.dist) sum_codebook_statistics_over_ranks(m.vqgan, shard.dist);
+  const int rank = shard.rank, world_size = shard.world_size;
   const auto seed = static_cast<std::uint64_t>(m.job.training.base_seed);
   m.train_set = std::make_unique<VolumeDataset>(m.job.data, "train", seed);
   m.val_set = std::make_unique<VolumeDataset>(m.job.data, "val", seed);
@@ -144,8 +119,8 @@ std::unique_ptr<BatchSource> VqganTask::make_batch_source(int rank, int world_si
   o.rank = rank;
   o.world_size = world_size;
   PatchBatchSource::AgreeMin agree;
-  if (m.dist) {
-    DistContext* dist = m.dist;
+  if (shard.dist) {
+    DistContext* dist = shard.dist;
     agree = [dist, world_size, rank](std::int64_t count) {
       std::vector<double> counts(static_cast<std::size_t>(world_size), 0.0);
       counts[static_cast<std::size_t>(rank)] = static_cast<double>(count);
@@ -153,12 +128,16 @@ std::unique_ptr<BatchSource> VqganTask::make_batch_source(int rank, int world_si
       return static_cast<std::int64_t>(*std::min_element(counts.begin(), counts.end()));
     };
   }
-  return std::make_unique<PatchBatchSource>(*m.train_set, o, agree);
-}
-
-std::int64_t VqganTask::voxels_per_sample() const {
-  const auto& p = impl_->job.data.patch_size;
-  return std::int64_t{p[0]} * p[1] * p[2];
+  const auto& p = m.job.data.patch_size;
+  return std::make_unique<OwnBatchData>(
+      std::make_unique<PatchBatchSource>(*m.train_set, o, agree),
+      [this, shard](int keep_outputs) {
+        const VolumeDataset& val = *impl_->val_set;
+        return validate(val,
+                        validation_items(val.size(), impl_->job.training.val_max_volumes, shard.rank, shard.world_size),
+                        keep_outputs);
+      },
+      std::int64_t{p[0]} * p[1] * p[2]);
 }
 
 at::Tensor VqganTask::reconstruct_volume(const at::Tensor& image) {
@@ -176,10 +155,6 @@ at::Tensor VqganTask::reconstruct_volume(const at::Tensor& image) {
     for (std::size_t i = first; i < last; ++i) stitcher.add(i, recon[static_cast<std::int64_t>(i - first)]);
   }
   return stitcher.result().unsqueeze(0);
-}
-
-ValidationResult VqganTask::validate_own(int rank, int world_size, int keep_outputs) {
-  return validate(*impl_->val_set, validation_items(impl_->val_set->size(), impl_->job.training.val_max_volumes, rank, world_size), keep_outputs);
 }
 
 ValidationResult VqganTask::validate(const VolumeDataset& dataset, const std::vector<std::size_t>& items, int keep_outputs) {
@@ -221,12 +196,12 @@ ValidationResult VqganTask::validate(const VolumeDataset& dataset, const std::ve
 void VqganTask::to(const c10::Device& device) {
   impl_->device = device;
   impl_->vqgan->to(device);
-  if (impl_->discriminator) impl_->discriminator->to(device);
+  impl_->gan.to(device);
 }
 
 void VqganTask::train_mode(bool on) {
   impl_->vqgan->train(on);
-  if (impl_->discriminator) impl_->discriminator->train(on);
+  impl_->gan.train_mode(on);
 }
 
 }  // namespace medsynth

@@ -14,10 +14,11 @@
 #include "config/job_spec.hpp"
 #include "data/patch_grid.hpp"
 #include "train/task.hpp"
+#include "train/volume_scoring.hpp"
 
 namespace medsynth {
 
-class VqganTask : public Task {
+class VqganTask : public Task, public VolumeScoring {
  public:
   explicit VqganTask(const JobSpec& job);
   ~VqganTask() override;
@@ -25,14 +26,14 @@ class VqganTask : public Task {
   std::vector<NamedModule> modules() override;
   std::vector<OptimizerGroup> optimizer_groups() override;
   bool group_active(std::size_t group, int step) const override;
-  at::Tensor compute_loss(std::size_t group, const at::Tensor& batch, const std::vector<std::uint64_t>& sample_keys, int step,
+  at::Tensor compute_loss(std::size_t group, const StepBatch& batch, int step,
                           std::map<std::string, double>& terms) override;
-  // Whole volumes of `dataset` (validate_own's volumes, or eval's --data).
-  ValidationResult validate(const VolumeDataset& dataset, const std::vector<std::size_t>& items, int keep_outputs) override;
-  std::unique_ptr<BatchSource> make_batch_source(int rank, int world_size) override;
-  ValidationResult validate_own(int rank, int world_size, int keep_outputs) override;
-  std::int64_t voxels_per_sample() const override;
-  void attach_dist(DistContext* dist) override;
+  // Grid patches of this rank's train volumes; with more than one rank the
+  // codebook's EMA statistics are summed over them (shard.dist).
+  std::unique_ptr<TrainingData> make_data(const RunShard& shard) override;
+  // Whole volumes of `dataset` (the val split's, or eval's --data).
+  ValidationResult validate(const VolumeDataset& dataset, const std::vector<std::size_t>& items,
+                            int keep_outputs) override;
   void to(const c10::Device& device) override;
   void train_mode(bool on) override;
 

@@ -23,7 +23,7 @@
 #include "itk_fixtures.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 #include "volume/volume_io.hpp"
 
 namespace fs = std::filesystem;

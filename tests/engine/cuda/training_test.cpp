@@ -25,7 +25,7 @@
 #include "train/autocast_scope.hpp"
 #include "train/autoencoder_task.hpp"
 #include "train/loss_scaler.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 #include "train/trainer.hpp"
 
 using namespace medsynth;
@@ -180,7 +180,9 @@ TEST(CudaTraining, Bf16AutocastTrainsOnCuda) {
       at::Tensor loss;
       {
         AutocastScope scope(true, c10::DeviceType::CUDA, at::kBFloat16);
-        loss = task.compute_loss(0, batch->images.to(test::cuda0()), {}, static_cast<int>(losses.size()), terms);
+        const at::Tensor images = batch->images.to(test::cuda0());
+        const std::vector<std::uint64_t> no_keys;
+        loss = task.compute_loss(0, StepBatch{images, no_keys, batch->labels}, static_cast<int>(losses.size()), terms);
       }
       const double value = loss.item<double>();
       ASSERT_TRUE(std::isfinite(value)) << "bf16 loss at step " << losses.size();

@@ -16,7 +16,7 @@
 #include "rank_processes.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace medsynth;

@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "eval/distribution_metrics.hpp"
 #include "train/image_metrics.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 
 using namespace medsynth;
 

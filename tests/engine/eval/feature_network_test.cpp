@@ -18,7 +18,7 @@
 #include "eval/feature_network.hpp"
 #include "eval/resnet_feature_weights.hpp"
 #include "support/temp_dir.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 
 namespace fs = std::filesystem;
 

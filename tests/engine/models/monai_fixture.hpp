@@ -13,7 +13,7 @@
 
 #include "config/diffusion_spec.hpp"
 #include "models/autoencoder_kl_options.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 
 namespace medsynth::test {
 

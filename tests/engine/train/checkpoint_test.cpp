@@ -14,9 +14,9 @@
 
 #include "core/error.hpp"
 #include "support/temp_dir.hpp"
-#include "train/checkpoint_store.hpp"
+#include "state/checkpoint_store.hpp"
 #include "train/lr_schedule.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace medsynth;

@@ -7,6 +7,12 @@ medsynth_add_test(NAME train_trainer_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/trainer_test.cpp
   LIBS medsynth_engine nlohmann_json::nlohmann_json
   LABELS unit)
+# The task registry against config/task_catalog.
+medsynth_add_test(NAME train_task_registry_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/task_registry_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
+target_include_directories(train_task_registry_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
 target_include_directories(train_trainer_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
 target_include_directories(train_checkpoint_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
 medsynth_add_test(NAME train_sliding_window_test

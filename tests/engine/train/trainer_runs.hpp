@@ -12,7 +12,7 @@
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
 #include "run/run_directory.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 #include "train/trainer.hpp"
 #include "engine/train/event_log.hpp"
 

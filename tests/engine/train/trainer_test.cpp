@@ -12,12 +12,12 @@
 #include "run/run_directory.hpp"
 #include "support/temp_dir.hpp"
 #include "train/event_log.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 #include "train/tiny_job.hpp"
 #include "train/trainer_runs.hpp"
 #include "train/trainer.hpp"
 #include "train/autoencoder_task.hpp"
-#include "train/training_state.hpp"
+#include "state/training_state.hpp"
 #include "data/volume_dataset.hpp"
 
 namespace fs = std::filesystem;
@@ -74,14 +74,14 @@ TEST(Trainer, WeightAverageIsWhatValidationAndCheckpointsUse) {
   // The reported metric is the averaged model's: eval with the averages reproduces it.
   JobSpec copy = job;
   AutoencoderTask task(copy);
-  restore_weights(task, last, r.last_checkpoint, /*prefer_ema=*/true);
+  restore_weights(task.modules(), last, r.last_checkpoint, /*prefer_ema=*/true);
   VolumeDataset val(job.data, "val", job.training.base_seed);
   auto metrics = task.validate(val, validation_items(val.size(), 0), 0).metrics;
   // (1e-5 dB: training may run channels-last-3d, this task contiguous, which
   // only reorders float sums; the live weights differ by far more.)
   EXPECT_NEAR(metrics.at("val/psnr"), r.final_metrics.at("val/psnr"), 1e-5);
   AutoencoderTask live_task(copy);
-  restore_weights(live_task, last, r.last_checkpoint, /*prefer_ema=*/false);
+  restore_weights(live_task.modules(), last, r.last_checkpoint, /*prefer_ema=*/false);
   const double live_psnr = live_task.validate(val, validation_items(val.size(), 0), 0).metrics.at("val/psnr");
   EXPECT_GT(std::abs(live_psnr - r.final_metrics.at("val/psnr")), 1e-3) << "the live weights should score differently";
 }

@@ -1,4 +1,4 @@
-#include "train/ema_weights.hpp"
+#include "state/ema_weights.hpp"
 
 #include <ATen/ATen.h>
 
@@ -8,10 +8,10 @@
 
 namespace medsynth {
 
-EmaWeights::EmaWeights(Task& task, double decay) : decay_(decay) {
+EmaWeights::EmaWeights(const std::vector<NamedModule>& modules, double decay) : decay_(decay) {
   if (!enabled()) return;
   at::NoGradGuard no_grad;
-  for (const auto& m : task.modules())
+  for (const auto& m : modules)
     for (const auto& p : m.module->named_parameters(true)) {
       names_.push_back("ema." + m.name + "." + p.key());
       live_.push_back(p.value());

@@ -1,4 +1,4 @@
-#include "train/training_state.hpp"
+#include "state/training_state.hpp"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -8,18 +8,18 @@
 #include <optional>
 
 #include "core/error.hpp"
-#include "train/ema_weights.hpp"
+#include "state/ema_weights.hpp"
 
 namespace medsynth {
 namespace {
 
 void* key_of(const at::Tensor& p) { return p.unsafeGetTensorImpl(); }
 
-// The device the task trains on (its first parameter's). On CUDA the model's
+// The device the modules train on (the first parameter's). On CUDA the model's
 // own draws (the VAE's reparameterisation without per-sample keys, dropout)
 // come from that device's generator, which a bit-exact resume restores too.
-std::optional<c10::Device> cuda_device_of(Task& task) {
-  for (const auto& m : task.modules())
+std::optional<c10::Device> cuda_device_of(const std::vector<NamedModule>& modules) {
+  for (const auto& m : modules)
     for (const auto& p : m.module->parameters())
       return p.device().is_cuda() ? std::optional<c10::Device>(p.device()) : std::nullopt;
   return std::nullopt;
@@ -27,10 +27,11 @@ std::optional<c10::Device> cuda_device_of(Task& task) {
 
 }  // namespace
 
-TensorFile capture_training_state(Task& task, const std::vector<OptimizerSlot>& optimizers, const TrainingProgress& progress,
-                                  const CheckpointIdentity& identity, const EmaWeights* ema) {
+TensorFile capture_training_state(const std::vector<NamedModule>& modules, const std::vector<OptimizerSlot>& optimizers,
+                                  const TrainingProgress& progress, const CheckpointIdentity& identity,
+                                  const EmaWeights* ema) {
   TensorFile file;
-  for (const auto& m : task.modules()) {
+  for (const auto& m : modules) {
     for (const auto& p : m.module->named_parameters(true)) file.tensors["model." + m.name + "." + p.key()] = p.value().detach();
     for (const auto& b : m.module->named_buffers(true)) file.tensors["model." + m.name + "." + b.key()] = b.value().detach();
   }
@@ -50,7 +51,7 @@ TensorFile capture_training_state(Task& task, const std::vector<OptimizerSlot>& 
     adam_steps[slot.group.name] = step;
   }
   file.tensors["rng.cpu"] = at::detail::getDefaultCPUGenerator().get_state();
-  if (const auto cuda = cuda_device_of(task)) file.tensors["rng.cuda"] = at::globalContext().defaultGenerator(*cuda).get_state();
+  if (const auto cuda = cuda_device_of(modules)) file.tensors["rng.cuda"] = at::globalContext().defaultGenerator(*cuda).get_state();
   if (ema && ema->enabled())
     for (auto& [name, t] : ema->tensors()) file.tensors[name] = t;
 
@@ -91,13 +92,14 @@ CheckpointIdentity check_checkpoint_identity(const TensorFile& file, const std::
   return found;
 }
 
-void restore_weights(Task& task, const TensorFile& file, const std::string& path, bool prefer_ema) {
+void restore_weights(const std::vector<NamedModule>& modules, const TensorFile& file, const std::string& path,
+                     bool prefer_ema) {
   at::NoGradGuard no_grad;
   bool has_ema = false;
   for (const auto& [name, t] : file.tensors) has_ema = has_ema || name.rfind("ema.", 0) == 0;
   std::vector<std::string> missing;
   std::size_t expected_count = 0;
-  for (const auto& m : task.modules()) {
+  for (const auto& m : modules) {
     auto load = [&](const std::string& name, at::Tensor target) {
       ++expected_count;
       auto it = file.tensors.find("model." + m.name + "." + name);
@@ -130,9 +132,9 @@ void restore_weights(Task& task, const TensorFile& file, const std::string& path
                      std::to_string(expected_count));
 }
 
-TrainingProgress restore_training_state(Task& task, std::vector<OptimizerSlot>& optimizers, const TensorFile& file,
-                                        const std::string& path, EmaWeights* ema) {
-  restore_weights(task, file, path);
+TrainingProgress restore_training_state(const std::vector<NamedModule>& modules, std::vector<OptimizerSlot>& optimizers,
+                                        const TensorFile& file, const std::string& path, EmaWeights* ema) {
+  restore_weights(modules, file, path);
   auto it = file.metadata.find("progress");
   if (it == file.metadata.end()) throw UsageError(path + ": checkpoint has no training progress (weights only?)");
   nlohmann::json p = nlohmann::json::parse(it->second);
@@ -174,7 +176,7 @@ TrainingProgress restore_training_state(Task& task, std::vector<OptimizerSlot>& 
   at::Generator generator = at::detail::getDefaultCPUGenerator();
   generator.set_state(rng->second);
   // Absent in a checkpoint written on a CPU: the GPU then keeps its seeded state.
-  if (const auto cuda = cuda_device_of(task); cuda && file.tensors.count("rng.cuda")) {
+  if (const auto cuda = cuda_device_of(modules); cuda && file.tensors.count("rng.cuda")) {
     at::Generator device_generator = at::globalContext().defaultGenerator(*cuda);  // shares the default's state
     device_generator.set_state(file.tensors.at("rng.cuda"));
   }

@@ -1,4 +1,4 @@
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 
 #include <ATen/ATen.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "train/checkpoint_store.hpp"
+#include "state/checkpoint_store.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "train/device_choice.hpp"
+#include "state/device_choice.hpp"
 
 #include <torch/cuda.h>
 

@@ -1,4 +1,4 @@
-// Exponential moving average of a task's parameters (Polyak averaging), the
+// Exponential moving average of the trained modules' parameters (Polyak averaging), the
 // weights that validation, best checkpoints and generation use when
 // training.ema_decay > 0. Updated after every optimizer step with a decay that
 // warms up as min(decay, (1 + step) / (10 + step)), so early averages are not
@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "train/task.hpp"
+#include "state/trained_modules.hpp"
 
 namespace medsynth {
 
 class EmaWeights {
  public:
-  EmaWeights(Task& task, double decay);
+  EmaWeights(const std::vector<NamedModule>& modules, double decay);
   bool enabled() const { return decay_ > 0; }
   void update(int step);
   // Puts the averages into the live parameters (swap_in) and back (swap_out).

@@ -5,7 +5,8 @@
 //   rng.cpu / rng.cuda<N>                generator states
 //   __metadata__: format, task, model_hash, config_hash, job (resolved YAML) and
 //   progress (JSON: step, epoch, batch_in_epoch, lr_factor, scaler, adam steps).
-// Used by the Trainer and by `medsynth-engine eval`.
+// Used by the Trainer, `medsynth-engine eval` and generation (diffusion/),
+// which hand it a task's modules (state/trained_modules.hpp).
 #pragma once
 
 #include <torch/optim/adamw.h>
@@ -15,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "train/task.hpp"
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
+#include "state/trained_modules.hpp"
 
 namespace medsynth {
 
@@ -48,8 +49,9 @@ struct OptimizerSlot {
 class EmaWeights;
 
 // `ema` may be null (no averaging).
-TensorFile capture_training_state(Task& task, const std::vector<OptimizerSlot>& optimizers, const TrainingProgress& progress,
-                                  const CheckpointIdentity& identity, const EmaWeights* ema = nullptr);
+TensorFile capture_training_state(const std::vector<NamedModule>& modules, const std::vector<OptimizerSlot>& optimizers,
+                                  const TrainingProgress& progress, const CheckpointIdentity& identity,
+                                  const EmaWeights* ema = nullptr);
 
 // Reads the identity from a checkpoint and refuses a foreign one: throws
 // UsageError naming `path` when the format, task or model hash differ.
@@ -59,9 +61,10 @@ CheckpointIdentity check_checkpoint_identity(const TensorFile& file, const std::
 // Loads weights only (eval): the averaged ("ema.") weights when the file has
 // them and `prefer_ema`, else the live ones. Throws UsageError naming
 // missing/unexpected/mis-shaped tensors.
-void restore_weights(Task& task, const TensorFile& file, const std::string& path, bool prefer_ema = false);
+void restore_weights(const std::vector<NamedModule>& modules, const TensorFile& file, const std::string& path,
+                     bool prefer_ema = false);
 // Loads weights, optimizer moments, RNG states and returns the progress.
-TrainingProgress restore_training_state(Task& task, std::vector<OptimizerSlot>& optimizers, const TensorFile& file,
-                                        const std::string& path, EmaWeights* ema = nullptr);
+TrainingProgress restore_training_state(const std::vector<NamedModule>& modules, std::vector<OptimizerSlot>& optimizers,
+                                        const TensorFile& file, const std::string& path, EmaWeights* ema = nullptr);
 
 }  // namespace medsynth

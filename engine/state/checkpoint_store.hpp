@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "train/tensor_file.hpp"
+#include "state/tensor_file.hpp"
 
 namespace medsynth {
 

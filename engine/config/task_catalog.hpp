@@ -1,0 +1,41 @@
+// The tasks a job may name (`task:`), what kind each is and what the verbs
+// may do with its runs: the one list that job validation (job_validation.cpp),
+// the engine's task registry (train/task_registry.hpp, which adds the
+// factories above this layer) and the CLI verbs agree on. No LibTorch: the
+// console links this layer.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace medsynth {
+
+enum class TaskKind {
+  trainer,   // one Task on the shared trainer (train/task.hpp)
+  pipeline,  // stages in one run directory, some of them trainer runs (diffusion/ldm_pipeline.hpp)
+};
+
+struct TaskTraits {
+  std::string_view name;
+  TaskKind kind = TaskKind::trainer;
+  std::string_view stages;            // a pipeline's stages, for messages: "autoencoder, encode, ..."
+  bool reconstructs_volumes = false;  // `eval` scores its checkpoints by whole-volume reconstruction
+  bool generates_volumes = false;     // `generate` samples new volumes from its runs
+  bool reads_outcome_labels = false;  // trains on per-volume outcomes (time, event), which a folder of images lacks
+};
+
+// Every task, in the order messages and docs list them.
+const std::vector<TaskTraits>& task_catalog();
+
+// The entry named `name`; null when there is none.
+const TaskTraits* find_task(std::string_view name);
+
+// The names of every task, in catalog order (validation's one_of).
+std::vector<std::string> task_names();
+
+// The names of the tasks with `trait` set, joined by `conjunction`
+// ("autoencoder and vqgan"), for the verbs' messages.
+std::string task_names_with(bool TaskTraits::*trait, std::string_view conjunction);
+
+}  // namespace medsynth
