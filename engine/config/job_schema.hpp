@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "config/job_spec.hpp"
@@ -214,6 +215,35 @@ void visit_job(Job& job, Visitor& v) {
     v.field("top_region_index", g.top_region_index);
     v.field("bottom_region_index", g.bottom_region_index);
   });
+}
+
+// Calls fn(dotted_path, value) for every field of `job` in file order
+// ("training.lr", job.training.lr): for code that treats fields alike.
+template <class Fn>
+class JobFieldWalker {
+ public:
+  explicit JobFieldWalker(Fn& fn) : fn_(fn) {}
+  template <class F>
+  void section(const char* key, F&& body) {
+    const auto length = prefix_.size();
+    prefix_ += std::string(key) + ".";
+    body();
+    prefix_.resize(length);
+  }
+  template <class T>
+  void field(const char* key, T& value) {
+    fn_(prefix_ + key, value);
+  }
+
+ private:
+  Fn& fn_;
+  std::string prefix_;
+};
+
+template <class Job, class Fn>
+void for_each_job_field(Job& job, Fn&& fn) {
+  JobFieldWalker<std::remove_reference_t<Fn>> walker(fn);
+  visit_job(job, walker);
 }
 
 // The shape of the schema without values: for checking override keys and for

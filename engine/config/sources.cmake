@@ -6,6 +6,8 @@ target_sources(medsynth_config PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/job_data_paths.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_document.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_enums.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_field_checks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_fields.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_hash.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_node_values.cpp
