@@ -13,12 +13,14 @@ namespace medsynth {
 
 namespace {
 
-// These sections are options structs that validate themselves
-// (config/diffusion_spec.cpp), because the engine also builds them from
-// MAISI's network configs; their rows document the same ranges, and
-// tests/engine/config/job_fields_test.cpp holds the two together.
+// These sections are options structs that validate themselves, because the
+// engine also builds them in code and from MAISI's network configs:
+// model.autoencoder from these rows (check_autoencoder_rows), the scheduler
+// and the diffusion UNet in config/diffusion_spec.cpp, whose rows document
+// the same ranges (tests/engine/config/job_fields_test.cpp holds them together).
 bool checked_by_its_options(const std::string& path) {
-  return path.starts_with("scheduler.") || path.starts_with("model.diffusion_unet.");
+  return path.starts_with("model.autoencoder.") || path.starts_with("scheduler.") ||
+         path.starts_with("model.diffusion_unet.");
 }
 
 template <class T>
@@ -26,12 +28,13 @@ constexpr bool is_number = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
 
 class RowChecker {
  public:
-  explicit RowChecker(std::vector<FieldError>& errors) : checks_(errors) {}
+  RowChecker(std::vector<FieldError>& errors, bool whole_job) : checks_(errors), whole_job_(whole_job) {}
 
   template <class T>
   void operator()(const std::string& path, const T& value) {
     const JobFieldRow* row = find_job_field_row(path);
-    if (!row || checked_by_its_options(path)) return;  // a field without a row fails job_fields_test
+    if (!row) return;  // a field without a row fails job_fields_test
+    if (whole_job_ && checked_by_its_options(path)) return;
     check(path, *row, value);
   }
 
@@ -72,13 +75,19 @@ class RowChecker {
   }
 
   Checks checks_;
-  std::string prefix_;
+  bool whole_job_;
 };
 
 }  // namespace
 
 void check_field_rows(const JobSpec& job, std::vector<FieldError>& errors) {
-  for_each_job_field(job, RowChecker(errors));
+  for_each_job_field(job, RowChecker(errors, true));
+}
+
+void check_autoencoder_rows(const AutoencoderKLOptions& autoencoder, std::vector<FieldError>& errors) {
+  RowChecker checker(errors, false);
+  JobFieldWalker<RowChecker> walker(checker, "model.autoencoder.");
+  visit_autoencoder(autoencoder, walker);
 }
 
 }  // namespace medsynth

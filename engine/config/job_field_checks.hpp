@@ -11,6 +11,10 @@
 
 namespace medsynth {
 
+// The whole job, except the sections whose options check themselves
+// (model.autoencoder, scheduler, model.diffusion_unet).
 void check_field_rows(const JobSpec& job, std::vector<FieldError>& errors);
+// model.autoencoder alone: part of AutoencoderKLOptions::problems().
+void check_autoencoder_rows(const AutoencoderKLOptions& autoencoder, std::vector<FieldError>& errors);
 
 }  // namespace medsynth

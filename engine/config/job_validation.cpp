@@ -61,41 +61,15 @@ void check_data(const JobSpec& job, Checks& c, std::vector<FieldError>& errors) 
   check_data_path(d, errors);
 }
 
-void check_model(const JobSpec& job, Checks& c) {
-  const auto& a = job.model.autoencoder;
-  const std::string ae = "model.autoencoder.";
-  if (a.spatial_dims != 3)
-    c.fail(ae + "spatial_dims", "only 3 is supported (got " + std::to_string(a.spatial_dims) + ")");
-  // The plain network has neither: accepting them there would do nothing.
-  if (!a.maisi && a.num_splits > 1) c.fail(ae + "num_splits", "needs model.autoencoder.maisi: true");
-  if (!a.maisi && a.norm_float16) c.fail(ae + "norm_float16", "needs model.autoencoder.maisi: true");
-  if (a.num_channels.empty()) {
-    c.fail(ae + "num_channels", "must hold at least one level");
-  } else {
-    bool positive = true;  // else its row's range has reported it
-    for (int ch : a.num_channels) positive = positive && ch >= 1;
-    if (positive && a.norm_num_groups >= 1) {
-      // GroupNorm splits each level's channels into norm_num_groups groups.
-      bool divisible = true;
-      for (int ch : a.num_channels) divisible = divisible && ch % a.norm_num_groups == 0;
-      if (!divisible)
-        c.fail(ae + "num_channels", "every entry must be divisible by norm_num_groups (" + std::to_string(a.norm_num_groups) +
-                                        ") (got " + list_text(a.num_channels) + ")");
-    }
-    const std::string levels = std::to_string(a.num_channels.size());
-    if (a.num_res_blocks.size() != a.num_channels.size())
-      c.fail(ae + "num_res_blocks", "expected " + levels + " values, one per num_channels entry (got " +
-                                        std::to_string(a.num_res_blocks.size()) + ")");
-    if (a.attention_levels.size() != a.num_channels.size())
-      c.fail(ae + "attention_levels", "expected " + levels + " values, one per num_channels entry (got " +
-                                          std::to_string(a.attention_levels.size()) + ")");
-  }
+// The autoencoder's rules are its options' own (config/autoencoder_kl_options.cpp),
+// the ones the network checks when it is built.
+void check_autoencoder(const JobSpec& job, std::vector<FieldError>& errors) {
+  const auto problems = AutoencoderKLOptions::from_spec(job.model.autoencoder, job.loss).problems();
+  errors.insert(errors.end(), problems.begin(), problems.end());
 }
 
 void check_loss(const JobSpec& job, Checks& c) {
   const auto& l = job.loss;
-  if (!(l.logvar_clamp[0] < l.logvar_clamp[1]) || !std::isfinite(l.logvar_clamp[0]) || !std::isfinite(l.logvar_clamp[1]))
-    c.fail("loss.logvar_clamp", "the first value must be below the second (got " + list_text(l.logvar_clamp) + ")");
   if (l.perceptual_weight != 0.0)
     c.fail("loss.perceptual_weight", "must be 0: no perceptual network ships with medsynth (got " + value_text(l.perceptual_weight) + ")");
 }
@@ -204,7 +178,7 @@ std::vector<FieldError> validate_job(const JobSpec& job) {
   Checks checks(errors);
   check_top(job, checks);
   check_data(job, checks, errors);
-  check_model(job, checks);
+  check_autoencoder(job, errors);
   check_loss(job, checks);
   check_training(job, checks);
   check_checkpoint_and_output(job, checks, errors);

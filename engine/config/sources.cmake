@@ -1,5 +1,6 @@
 # Sources of engine/config (owned by that folder).
 target_sources(medsynth_config PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/autoencoder_kl_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/controlnet_spec.cpp
   ${CMAKE_CURRENT_LIST_DIR}/did_you_mean.cpp
   ${CMAKE_CURRENT_LIST_DIR}/diffusion_spec.cpp
