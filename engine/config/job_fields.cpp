@@ -66,6 +66,9 @@ std::vector<JobFieldRow> table() {
        .help = "Gaussian noise added to the phantoms.", .range = at_least(0), .advanced = true},
       {.path = "data.val_fraction", .label = "Validation fraction",
        .help = "Real data: the last fraction of the sorted file list is held out.", .range = between_open(0, 1)},
+      {.path = "data.max_volumes", .label = "Volumes used",
+       .help = "Real data: only the first N volumes of the sorted list, before the validation split, for a quick trial "
+               "run (seed 002's max_patients); 0 = all.", .range = at_least(0), .advanced = true},
       {.path = "data.ct_window", .label = "CT window", .unit = "HU",
        .help = "HU range mapped to [0, 1] and clipped (MAISI: -1000 to 1000).", .advanced = true},
       {.path = "data.mri_percentiles", .label = "MRI percentiles",

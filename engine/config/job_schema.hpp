@@ -55,6 +55,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("phantom_spacing", d.phantom_spacing);
     v.field("noise_hu", d.noise_hu);
     v.field("val_fraction", d.val_fraction);
+    v.field("max_volumes", d.max_volumes);
     v.field("ct_window", d.ct_window);
     v.field("mri_percentiles", d.mri_percentiles);
     v.field("target_spacing", d.target_spacing);

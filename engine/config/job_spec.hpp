@@ -35,6 +35,7 @@ struct DataSpec {
   double noise_hu = 10.0;           // Gaussian noise in HU added to phantoms
   // Real data split (folder / csv): the last val_fraction of the sorted list is held out.
   double val_fraction = 0.2;
+  int max_volumes = 0;              // use only the first N listed volumes, before the split (0: all)
   // Preprocessing (MAISI: ScaleIntensityRange a_min=-1000, a_max=1000 -> [0,1], clipped).
   std::array<double, 2> ct_window{-1000.0, 1000.0};
   std::array<double, 2> mri_percentiles{0.5, 99.5};
