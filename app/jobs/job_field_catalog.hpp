@@ -1,8 +1,9 @@
 // The fields the job editor shows, grouped like the seed workflows group their
 // options ("Training", "Data", "Parallel computing", "Model", "Checkpoints &
-// output"). Paths and kinds come from medsynth_config's schema (visit_job),
-// so the form cannot drift from what the engine reads; labels, help, ranges
-// and grouping are the console's. Used by the ui's job editor form.
+// output"). Paths, kinds and defaults come from medsynth_config's schema
+// (visit_job); labels, units, help, ranges, choices and groups from its field
+// rows (config/job_fields.hpp), the ones the engine validates with: the form
+// cannot drift from what the engine reads. Used by the ui's job editor form.
 //
 // The launcher's own options (processes per node, restarts) are not job
 // fields: they are LaunchOptions, shown in the "Parallel computing" group.
@@ -25,8 +26,13 @@ struct JobField {
   QString kind;
   QStringList choices;  // for "choice"
   QString help;
+  QString unit;  // "mm", "HU", ...; already in the label
+  // The values the engine accepts (every entry's, for a list); an open end is
+  // the type's limit. minimum == maximum == 0: the field has no range.
   double minimum = 0.0;
-  double maximum = 0.0;  // minimum == maximum: no range the form enforces
+  double maximum = 0.0;
+  bool minimum_exclusive = false;
+  bool maximum_exclusive = false;
   int list_length = 0;   // fixed length of an array field; 0 = variable
   bool nullable = false; // may be null (data.target_spacing)
   bool advanced = false; // folded away by default in the form

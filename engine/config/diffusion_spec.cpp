@@ -76,6 +76,7 @@ void DiffusionUnetOptions::validate(const std::string& prefix) const {
   if (in_channels < 1) add("in_channels", "must be at least 1");
   if (out_channels < 1) add("out_channels", "must be at least 1");
   if (levels < 1) add("channels", "must list at least one level");
+  if (norm_num_groups < 1) add("norm_num_groups", "must be at least 1");
   if (num_res_blocks.size() != levels) add("num_res_blocks", "must have one entry per level of channels (" + std::to_string(levels) + ")");
   if (attention_levels.size() != levels) add("attention_levels", "must have one entry per level of channels (" + std::to_string(levels) + ")");
   if (num_head_channels.size() != levels) add("num_head_channels", "must have one entry per level of channels (" + std::to_string(levels) + ")");

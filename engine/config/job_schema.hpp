@@ -8,11 +8,37 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "config/job_spec.hpp"
 
 namespace medsynth {
+
+// model.autoencoder's fields: AutoencoderKLOptions, which the network is built
+// from too, so its checks (AutoencoderKLOptions::problems()) walk it alone.
+template <class Autoencoder, class Visitor>
+void visit_autoencoder(Autoencoder& a, Visitor& v) {
+  v.field("spatial_dims", a.spatial_dims);
+  v.field("in_channels", a.in_channels);
+  v.field("out_channels", a.out_channels);
+  v.field("latent_channels", a.latent_channels);
+  v.field("num_channels", a.num_channels);
+  v.field("num_res_blocks", a.num_res_blocks);
+  v.field("norm_num_groups", a.norm_num_groups);
+  v.field("norm_eps", a.norm_eps);
+  v.field("attention_levels", a.attention_levels);
+  v.field("with_encoder_nonlocal_attn", a.with_encoder_nonlocal_attn);
+  v.field("with_decoder_nonlocal_attn", a.with_decoder_nonlocal_attn);
+  v.field("use_checkpointing", a.use_checkpointing);
+  v.field("use_convtranspose", a.use_convtranspose);
+  v.field("maisi", a.maisi);
+  v.field("num_splits", a.num_splits);
+  v.field("dim_split", a.dim_split);
+  v.field("norm_float16", a.norm_float16);
+  v.field("include_fc", a.include_fc);
+  v.field("use_combined_linear", a.use_combined_linear);
+}
 
 template <class Job, class Visitor>
 void visit_job(Job& job, Visitor& v) {
@@ -29,6 +55,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("phantom_spacing", d.phantom_spacing);
     v.field("noise_hu", d.noise_hu);
     v.field("val_fraction", d.val_fraction);
+    v.field("max_volumes", d.max_volumes);
     v.field("ct_window", d.ct_window);
     v.field("mri_percentiles", d.mri_percentiles);
     v.field("target_spacing", d.target_spacing);
@@ -46,28 +73,7 @@ void visit_job(Job& job, Visitor& v) {
   });
   v.section("model", [&] {
     v.field("tensor_axes", job.model.tensor_axes);
-    v.section("autoencoder", [&] {
-      auto& a = job.model.autoencoder;
-      v.field("spatial_dims", a.spatial_dims);
-      v.field("in_channels", a.in_channels);
-      v.field("out_channels", a.out_channels);
-      v.field("latent_channels", a.latent_channels);
-      v.field("num_channels", a.num_channels);
-      v.field("num_res_blocks", a.num_res_blocks);
-      v.field("norm_num_groups", a.norm_num_groups);
-      v.field("norm_eps", a.norm_eps);
-      v.field("attention_levels", a.attention_levels);
-      v.field("with_encoder_nonlocal_attn", a.with_encoder_nonlocal_attn);
-      v.field("with_decoder_nonlocal_attn", a.with_decoder_nonlocal_attn);
-      v.field("use_checkpointing", a.use_checkpointing);
-      v.field("use_convtranspose", a.use_convtranspose);
-      v.field("maisi", a.maisi);
-      v.field("num_splits", a.num_splits);
-      v.field("dim_split", a.dim_split);
-      v.field("norm_float16", a.norm_float16);
-      v.field("include_fc", a.include_fc);
-      v.field("use_combined_linear", a.use_combined_linear);
-    });
+    v.section("autoencoder", [&] { visit_autoencoder(job.model.autoencoder, v); });
     v.section("discriminator", [&] {
       auto& d = job.model.discriminator;
       v.field("num_layers_d", d.num_layers_d);
@@ -214,6 +220,36 @@ void visit_job(Job& job, Visitor& v) {
     v.field("top_region_index", g.top_region_index);
     v.field("bottom_region_index", g.bottom_region_index);
   });
+}
+
+// Calls fn(dotted_path, value) for every field of `job` in file order
+// ("training.lr", job.training.lr): for code that treats fields alike.
+template <class Fn>
+class JobFieldWalker {
+ public:
+  // `prefix`: where the visited part sits in a job ("model.autoencoder.").
+  explicit JobFieldWalker(Fn& fn, std::string prefix = {}) : fn_(fn), prefix_(std::move(prefix)) {}
+  template <class F>
+  void section(const char* key, F&& body) {
+    const auto length = prefix_.size();
+    prefix_ += std::string(key) + ".";
+    body();
+    prefix_.resize(length);
+  }
+  template <class T>
+  void field(const char* key, T& value) {
+    fn_(prefix_ + key, value);
+  }
+
+ private:
+  Fn& fn_;
+  std::string prefix_;
+};
+
+template <class Job, class Fn>
+void for_each_job_field(Job& job, Fn&& fn) {
+  JobFieldWalker<std::remove_reference_t<Fn>> walker(fn);
+  visit_job(job, walker);
 }
 
 // The shape of the schema without values: for checking override keys and for

@@ -11,9 +11,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-
-#include "config/diffusion_spec.hpp"
 #include <vector>
+
+#include "config/autoencoder_kl_options.hpp"
+#include "config/diffusion_spec.hpp"
 
 namespace medsynth {
 
@@ -34,6 +35,7 @@ struct DataSpec {
   double noise_hu = 10.0;           // Gaussian noise in HU added to phantoms
   // Real data split (folder / csv): the last val_fraction of the sorted list is held out.
   double val_fraction = 0.2;
+  int max_volumes = 0;              // use only the first N listed volumes, before the split (0: all)
   // Preprocessing (MAISI: ScaleIntensityRange a_min=-1000, a_max=1000 -> [0,1], clipped).
   std::array<double, 2> ct_window{-1000.0, 1000.0};
   std::array<double, 2> mri_percentiles{0.5, 99.5};
@@ -57,33 +59,6 @@ struct DataSpec {
   int prefetch = 2;                 // batches prepared ahead
 
   bool operator==(const DataSpec&) const = default;
-};
-
-// MONAI AutoencoderKL as MAISI configures it; the names are MONAI's.
-struct AutoencoderSpec {
-  int spatial_dims = 3;
-  int in_channels = 1;
-  int out_channels = 1;
-  int latent_channels = 4;
-  std::vector<int> num_channels{64, 128, 256};           // MAISI; two downsamples -> 4x per axis
-  std::vector<int> num_res_blocks{2, 2, 2};
-  int norm_num_groups = 32;
-  double norm_eps = 1e-6;
-  std::vector<bool> attention_levels{false, false, false};
-  bool with_encoder_nonlocal_attn = false;
-  bool with_decoder_nonlocal_attn = false;
-  bool use_checkpointing = false;   // accepted for MAISI compatibility; ignored on CPU
-  bool use_convtranspose = false;
-  // MAISI's AutoencoderKlMaisi, the network of NVIDIA's released weights
-  // (engine/models/autoencoder_kl_options.hpp; docs/maisi.md).
-  bool maisi = false;
-  int num_splits = 1;               // convolutions in pieces along dim_split (memory)
-  int dim_split = 0;                // 0, 1, 2 = D, H, W
-  bool norm_float16 = false;        // norm outputs rounded to float16 (maisi only)
-  bool include_fc = true;           // attention blocks: an output projection
-  bool use_combined_linear = false; // attention blocks: one qkv projection
-
-  bool operator==(const AutoencoderSpec&) const = default;
 };
 
 // 3D PatchGAN discriminator (MONAI PatchDiscriminator), used when adv_weight > 0.
@@ -121,7 +96,9 @@ struct ResNetSpec {
   bool operator==(const ResNetSpec&) const = default;
 };
 struct ModelSpec {
-  AutoencoderSpec autoencoder;
+  // MONAI AutoencoderKL as MAISI configures it, under MONAI's names: the
+  // network's own options (its log-variance clamp is loss.logvar_clamp).
+  AutoencoderKLOptions autoencoder;
   DiscriminatorSpec discriminator;
   DiffusionUnetOptions diffusion_unet;  // task ldm; in/out channels follow autoencoder.latent_channels
   VqganSpec vqgan;                      // task vqgan

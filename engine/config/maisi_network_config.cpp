@@ -85,8 +85,8 @@ class Section {
   std::set<std::string> used_;
 };
 
-AutoencoderSpec read_autoencoder(Section s) {
-  AutoencoderSpec a;
+AutoencoderKLOptions read_autoencoder(Section s) {
+  AutoencoderKLOptions a;
   a.maisi = true;
   s.expect_target("AutoencoderKlMaisi");
   s.read("spatial_dims", a.spatial_dims);

@@ -21,7 +21,7 @@ namespace medsynth {
 
 struct MaisiNetworkConfig {
   std::string path;
-  AutoencoderSpec autoencoder;
+  AutoencoderKLOptions autoencoder;
   DiffusionUnetOptions diffusion_unet;
   std::optional<ControlNetMaisiOptions> controlnet;
   SchedulerOptions scheduler;       // kind rflow (RFlowScheduler) or ddpm (DDPMScheduler)

@@ -78,8 +78,7 @@ VolumeDataset::VolumeDataset(const DataSpec& spec, const std::string& split, std
     }
     validate_phantom_options(phantom_options(spec));
   } else {
-    const std::vector<VolumeEntry> all =
-        spec.source == DataSource::folder ? list_volume_folder(spec.path) : read_volume_manifest(spec.path);
+    const std::vector<VolumeEntry> all = list_job_volumes(spec);
     auto [begin, end] = split_range(all.size(), spec.val_fraction, split == "val");
     if (all_items) {
       begin = 0;

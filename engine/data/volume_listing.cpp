@@ -179,6 +179,13 @@ std::vector<VolumeEntry> read_volume_manifest(const std::string& csv_path) {
   return entries;
 }
 
+std::vector<VolumeEntry> list_job_volumes(const DataSpec& data) {
+  auto all = data.source == DataSource::folder ? list_volume_folder(data.path) : read_volume_manifest(data.path);
+  // data.max_volumes cuts the list before the split: a quick run keeps a validation set.
+  if (data.max_volumes > 0 && all.size() > static_cast<std::size_t>(data.max_volumes)) all.resize(data.max_volumes);
+  return all;
+}
+
 std::pair<std::size_t, std::size_t> split_range(std::size_t count, double val_fraction, bool validation) {
   std::size_t held_out = static_cast<std::size_t>(std::llround(double(count) * std::clamp(val_fraction, 0.0, 1.0)));
   if (count >= 2 && val_fraction > 0.0) held_out = std::clamp<std::size_t>(held_out, 1, count - 1);

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "config/job_spec.hpp"
+
 namespace medsynth {
 
 struct VolumeEntry {
@@ -53,6 +55,11 @@ std::vector<VolumeEntry> list_volume_folder(const std::string& folder);
 // empty cell, wrong field count, a listed file that does not exist or is
 // neither a volume file (is_volume_file_path) nor a DICOM folder, no rows at all).
 std::vector<VolumeEntry> read_volume_manifest(const std::string& csv_path);
+
+// The volumes of a real-data job (data.source folder or csv), in the order
+// split_range() cuts into training and validation: the training set and the
+// evaluation's reference set are both read from this one list.
+std::vector<VolumeEntry> list_job_volumes(const DataSpec& data);
 
 // [begin, end) of the items of `split` when `count` sorted items are split:
 // the last round(count * val_fraction) items are held out for "val", with at

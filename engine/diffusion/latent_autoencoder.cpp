@@ -34,7 +34,7 @@ std::function<at::Tensor(const at::Tensor&)> latent_mean_encoder(const JobSpec& 
   return [autoencoder](const at::Tensor& x) { return (*autoencoder)->encode(x).first; };
 }
 
-int autoencoder_scale(const AutoencoderSpec& spec) { return 1 << (spec.num_channels.size() - 1); }
+int autoencoder_scale(const AutoencoderKLOptions& spec) { return spec.compression(); }
 
 namespace {
 

@@ -24,7 +24,7 @@ AutoencoderKL load_autoencoder(const JobSpec& job, const std::string& checkpoint
 std::function<at::Tensor(const at::Tensor&)> latent_mean_encoder(const JobSpec& job, const std::string& checkpoint, const c10::Device& device);
 
 // Image-space voxels per latent voxel along each axis (2^(levels - 1)).
-int autoencoder_scale(const AutoencoderSpec& spec);
+int autoencoder_scale(const AutoencoderKLOptions& spec);
 
 // Decodes z [1, C, z, y, x]. tile 0: in one piece; otherwise windows of
 // `tile` latent voxels overlapping by 40 % (MAISI's setting), blended with weights that

@@ -140,7 +140,7 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
   JobSpec job = imported_job(o, config);
   if (auto errors = validate_job(job); !errors.empty()) throw ConfigError(std::move(errors), network);
 
-  AutoencoderKL autoencoder(AutoencoderKLOptions::from_spec(job.model.autoencoder));
+  AutoencoderKL autoencoder(job.model.autoencoder);
   load_state_dict_strict(*autoencoder, state_dict_of(read_torch_file(files.autoencoder), files.autoencoder), files.autoencoder);
   auto unet_options = job.model.diffusion_unet;
   DiffusionModelUNet unet(unet_options);

@@ -54,7 +54,7 @@ std::vector<std::string> training_volume_paths(const JobSpec& job, const std::st
     }
     return paths;
   }
-  const auto all = job.data.source == DataSource::folder ? list_volume_folder(job.data.path) : read_volume_manifest(job.data.path);
+  const auto all = list_job_volumes(job.data);
   const auto [begin, end] = split_range(all.size(), job.data.val_fraction, /*validation=*/false);
   for (std::size_t i = begin; i < end; ++i) paths.push_back(all[i].path);
   return paths;

@@ -9,7 +9,7 @@
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/pimpl.h>
 
-#include "models/autoencoder_kl_options.hpp"
+#include "config/autoencoder_kl_options.hpp"
 
 namespace medsynth {
 

@@ -17,7 +17,7 @@
 #include <utility>
 
 #include "models/autoencoder_coders.hpp"
-#include "models/autoencoder_kl_options.hpp"
+#include "config/autoencoder_kl_options.hpp"
 #include "models/convolution.hpp"
 
 namespace medsynth {

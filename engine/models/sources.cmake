@@ -7,7 +7,6 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/spatial_attention.cpp
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_blocks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_coders.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/autoencoder_kl_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_kl.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_discriminator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resnet3d.cpp

@@ -11,7 +11,7 @@
 #include <torch/nn/pimpl.h>
 
 #include "models/autoencoder_coders.hpp"
-#include "models/autoencoder_kl_options.hpp"
+#include "config/autoencoder_kl_options.hpp"
 #include "models/convolution.hpp"
 #include "models/vector_quantizer.hpp"
 

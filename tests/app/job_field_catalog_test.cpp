@@ -6,6 +6,7 @@
 #include "app/jobs/job_document.hpp"
 #include "app/jobs/job_field_catalog.hpp"
 #include "app/jobs/job_field_relations.hpp"
+#include "config/job_fields.hpp"
 #include "config/job_loader.hpp"
 #include "config/job_schema.hpp"
 
@@ -91,6 +92,20 @@ class JobFieldCatalogTest : public QObject {
       QVERIFY2(!accepted(f->path, static_cast<qint64>(f->minimum) - 1), path);
     }
     QVERIFY(!accepted(QStringLiteral("training.lr"), -1.0));
+  }
+
+  // Label, help and range are the engine's field rows, not a copy of them.
+  void presentation_comes_from_the_field_rows() {
+    for (const auto& f : job_field_catalog()) {
+      const medsynth::JobFieldRow* row = medsynth::find_job_field_row(f.path.toStdString());
+      QVERIFY2(row, qPrintable(f.path));
+      QCOMPARE(f.help, QString::fromStdString(row->help));
+      QVERIFY2(f.label.startsWith(QString::fromStdString(row->label)), qPrintable(f.path));
+      if (row->range.min) QCOMPARE(f.minimum, *row->range.min);
+      if (row->range.max) QCOMPARE(f.maximum, *row->range.max);
+    }
+    QCOMPARE(find_job_field(QStringLiteral("data.phantom_spacing"))->label, QStringLiteral("Phantom spacing (mm)"));
+    QVERIFY(find_job_field(QStringLiteral("training.lr"))->minimum_exclusive);
   }
 
   void launch_options() {

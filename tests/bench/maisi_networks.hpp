@@ -4,7 +4,7 @@
 #pragma once
 
 #include "diffusion/diffusion_model_unet.hpp"
-#include "models/autoencoder_kl_options.hpp"
+#include "config/autoencoder_kl_options.hpp"
 
 namespace medsynth::bench {
 

@@ -119,6 +119,27 @@ TEST(FolderDataset, SortedFilesSplitAndPreprocessed) {
   EXPECT_DOUBLE_EQ(b.spacing[1], 1.5);
 }
 
+// data.max_volumes: a quick run on the first N volumes, still split into training and validation.
+TEST(FolderDataset, MaxVolumesKeepsTheFirstNBeforeTheSplit) {
+  TempDir dir("data-max-volumes");
+  for (const char* name : {"d.nii.gz", "b.nii.gz", "a.nii.gz", "c.nii.gz", "e.nii.gz"})
+    write_small_ct(dir / name, 0.0f);
+  DataSpec spec = folder_spec(dir.path().string());
+  spec.max_volumes = 3;
+  spec.val_fraction = 0.34;
+  const VolumeDataset train(spec, "train", 0);
+  const VolumeDataset val(spec, "val", 0);
+  ASSERT_EQ(train.size(), 2u);
+  ASSERT_EQ(val.size(), 1u);
+  EXPECT_EQ(train.id(0), "a");
+  EXPECT_EQ(train.id(1), "b");
+  EXPECT_EQ(val.id(0), "c");
+  spec.max_volumes = 0;
+  EXPECT_EQ(VolumeDataset(spec, "all", 0).size(), 5u);
+  spec.max_volumes = 10;
+  EXPECT_EQ(VolumeDataset(spec, "all", 0).size(), 5u);
+}
+
 TEST(FolderDataset, TruncatedFileAmongGoodOnesFailsAtConstructionNamingIt) {
   TempDir dir("data-truncated");
   write_small_ct(dir / "a.nii.gz", -500.0f);

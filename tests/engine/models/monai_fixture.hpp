@@ -12,7 +12,7 @@
 #include <string>
 
 #include "config/diffusion_spec.hpp"
-#include "models/autoencoder_kl_options.hpp"
+#include "config/autoencoder_kl_options.hpp"
 #include "state/tensor_file.hpp"
 
 namespace medsynth::test {

@@ -1,0 +1,93 @@
+#include "config/job_field_checks.hpp"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+#include "config/job_fields.hpp"
+#include "config/job_schema.hpp"
+#include "config/validation_checks.hpp"
+
+namespace medsynth {
+
+namespace {
+
+// These sections are options structs that validate themselves, because the
+// engine also builds them in code and from MAISI's network configs:
+// model.autoencoder from these rows (check_autoencoder_rows), the scheduler
+// and the diffusion UNet in config/diffusion_spec.cpp, whose rows document
+// the same ranges (tests/engine/config/job_fields_test.cpp holds them together).
+bool checked_by_its_options(const std::string& path) {
+  return path.starts_with("model.autoencoder.") || path.starts_with("scheduler.") ||
+         path.starts_with("model.diffusion_unet.");
+}
+
+template <class T>
+constexpr bool is_number = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+
+class RowChecker {
+ public:
+  RowChecker(std::vector<FieldError>& errors, bool whole_job) : checks_(errors), whole_job_(whole_job) {}
+
+  template <class T>
+  void operator()(const std::string& path, const T& value) {
+    const JobFieldRow* row = find_job_field_row(path);
+    if (!row) return;  // a field without a row fails job_fields_test
+    if (whole_job_ && checked_by_its_options(path)) return;
+    check(path, *row, value);
+  }
+
+ private:
+  template <class T>
+  void check(const std::string& path, const JobFieldRow& row, const T& value) {
+    if constexpr (is_number<T>) {
+      if (!row.range.empty() && !row.range.contains(static_cast<double>(value)))
+        checks_.fail(path, row.range.requirement(row.unit) + " (got " + value_text(value) + ")");
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (!row.choices.empty()) checks_.one_of(path, value, row.choices);
+    }
+  }
+  template <class T, std::size_t N>
+  void check(const std::string& path, const JobFieldRow& row, const std::array<T, N>& values) {
+    check_entries(path, row, values);
+  }
+  template <class T>
+  void check(const std::string& path, const JobFieldRow& row, const std::vector<T>& values) {
+    check_entries(path, row, values);
+  }
+  template <class T, std::size_t N>
+  void check(const std::string& path, const JobFieldRow& row, const std::optional<std::array<T, N>>& values) {
+    if (values) check_entries(path, row, *values);
+  }
+
+  template <class List>
+  void check_entries(const std::string& path, const JobFieldRow& row, const List& values) {
+    using T = typename List::value_type;
+    if constexpr (is_number<T>) {
+      if (row.range.empty()) return;
+      for (const auto& v : values) {
+        if (row.range.contains(static_cast<double>(v))) continue;
+        checks_.fail(path, "every entry " + row.range.requirement(row.unit) + " (got " + list_text(values) + ")");
+        return;
+      }
+    }
+  }
+
+  Checks checks_;
+  bool whole_job_;
+};
+
+}  // namespace
+
+void check_field_rows(const JobSpec& job, std::vector<FieldError>& errors) {
+  for_each_job_field(job, RowChecker(errors, true));
+}
+
+void check_autoencoder_rows(const AutoencoderKLOptions& autoencoder, std::vector<FieldError>& errors) {
+  RowChecker checker(errors, false);
+  JobFieldWalker<RowChecker> walker(checker, "model.autoencoder.");
+  visit_autoencoder(autoencoder, walker);
+}
+
+}  // namespace medsynth
