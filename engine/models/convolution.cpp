@@ -1,5 +1,7 @@
 #include "models/convolution.hpp"
 
+#include "models/conv3d_forward.hpp"
+
 namespace medsynth {
 
 ConvolutionImpl::ConvolutionImpl(const ConvolutionOptions& options) {
@@ -10,7 +12,7 @@ ConvolutionImpl::ConvolutionImpl(const ConvolutionOptions& options) {
                                     .bias(options.bias)));
 }
 
-at::Tensor ConvolutionImpl::forward(const at::Tensor& x) { return conv->forward(x); }
+at::Tensor ConvolutionImpl::forward(const at::Tensor& x) { return conv3d_forward(*conv, x); }
 
 Convolution conv3x3(std::int64_t in_channels, std::int64_t out_channels) {
   return Convolution(ConvolutionOptions{in_channels, out_channels, 3, 1, 1, true});

@@ -1,5 +1,7 @@
 #include "models/patch_discriminator.hpp"
 
+#include "models/conv3d_forward.hpp"
+
 #include <ATen/ATen.h>
 #include <torch/nn/init.h>
 #include <torch/nn/modules/activation.h>
@@ -78,7 +80,7 @@ DiscriminatorLayerImpl::DiscriminatorLayerImpl(const PatchDiscriminatorOptions& 
   adn = register_module("adn", seq);
 }
 
-at::Tensor DiscriminatorLayerImpl::forward(const at::Tensor& x) { return adn->forward(conv->forward(x)); }
+at::Tensor DiscriminatorLayerImpl::forward(const at::Tensor& x) { return adn->forward(conv3d_forward(*conv, x)); }
 
 PatchDiscriminatorImpl::PatchDiscriminatorImpl(const PatchDiscriminatorOptions& options) : options_(options) {
   options_.validate();

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "models/conv3d_forward.hpp"
 
 namespace medsynth {
 namespace {
@@ -46,9 +47,9 @@ class BlockImpl : public torch::nn::Module {
     }
   }
   at::Tensor forward(const at::Tensor& x) {
-    at::Tensor y = at::relu(bn1.forward(conv1->forward(x)));
-    y = bn2.forward(conv2->forward(y));
-    if (bottleneck_) y = bn3.forward(conv3->forward(at::relu(y)));
+    at::Tensor y = at::relu(bn1.forward(conv3d_forward(*conv1, x)));
+    y = bn2.forward(conv3d_forward(*conv2, y));
+    if (bottleneck_) y = bn3.forward(conv3d_forward(*conv3, at::relu(y)));
     at::Tensor shortcut = downsample ? downsample->forward(x) : x;
     return at::relu(y + shortcut);
   }
@@ -109,7 +110,7 @@ ResNet3dImpl::ResNet3dImpl(const ResNet3dOptions& options) : options_(options) {
 }
 
 at::Tensor ResNet3dImpl::features(const at::Tensor& x) {
-  at::Tensor y = at::relu(bn1.forward(conv1->forward(x)));
+  at::Tensor y = at::relu(bn1.forward(conv3d_forward(*conv1, x)));
   if (!options_.no_max_pool) y = at::max_pool3d(y, {3, 3, 3}, {2, 2, 2}, {1, 1, 1});
   y = layer4->forward(layer3->forward(layer2->forward(layer1->forward(y))));
   return at::adaptive_avg_pool3d(y, {1, 1, 1}).flatten(1);

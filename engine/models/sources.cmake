@@ -1,6 +1,7 @@
 # Sources of engine/models (owned by that folder), plus the loss and metric
 # files of engine/train that belong to the models' work.
 target_sources(medsynth_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/conv3d_forward.cpp
   ${CMAKE_CURRENT_LIST_DIR}/convolution.cpp
   ${CMAKE_CURRENT_LIST_DIR}/split_convolution.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_autoencoder_blocks.cpp

@@ -1,5 +1,7 @@
 #include "models/split_convolution.hpp"
 
+#include "models/conv3d_forward.hpp"
+
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -41,7 +43,7 @@ ConvolutionLayerImpl::ConvolutionLayerImpl(const SplitConvolutionOptions& o) {
   }
 }
 
-at::Tensor ConvolutionLayerImpl::forward(const at::Tensor& x) { return deconv ? deconv->forward(x) : conv->forward(x); }
+at::Tensor ConvolutionLayerImpl::forward(const at::Tensor& x) { return deconv ? deconv->forward(x) : conv3d_forward(*conv, x); }
 const at::Tensor& ConvolutionLayerImpl::weight() const { return deconv ? deconv->weight : conv->weight; }
 const at::Tensor& ConvolutionLayerImpl::bias() const { return deconv ? deconv->bias : conv->bias; }
 

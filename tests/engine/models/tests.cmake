@@ -29,3 +29,8 @@ medsynth_add_test(NAME models_split_convolution_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/split_convolution_test.cpp
   LIBS medsynth_engine
   LABELS unit)
+# bf16 autocast on tiny maps (models/conv3d_forward.hpp: a LibTorch 2.15 CPU bug).
+medsynth_add_test(NAME models_conv3d_forward_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/conv3d_forward_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
