@@ -157,7 +157,7 @@ std::vector<JobFieldRow> table() {
       // model.discriminator
       {.path = "model.discriminator.num_layers_d", .label = "Discriminator layers",
        .help = "Strided conv layers of the PatchGAN (MAISI: 3); used when the adversarial weight > 0.",
-       .range = at_least(1), .advanced = true},
+       .range = between(1, 8), .advanced = true},  // what models/patch_discriminator builds
       {.path = "model.discriminator.channels", .label = "Discriminator channels",
        .help = "Channels of its first layer (MAISI: 32).", .range = at_least(1), .advanced = true},
       {.path = "model.discriminator.start_step", .label = "Adversarial loss from step",
