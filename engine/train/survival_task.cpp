@@ -75,7 +75,7 @@ std::unique_ptr<TrainingData> SurvivalTask::make_data(const RunShard& shard) {
   const auto& p = m.job.data.patch_size;
   return std::make_unique<OwnBatchData>(
       std::make_unique<SurvivalBatchSource>(*m.train, o), [this, shard](int) { return validate(shard); },
-      std::int64_t{p[0]} * p[1] * p[2]);
+      std::int64_t{p[0]} * p[1] * p[2], m.val->size());
 }
 
 ValidationResult SurvivalTask::validate(const RunShard& shard) {

@@ -137,7 +137,7 @@ std::unique_ptr<TrainingData> VqganTask::make_data(const RunShard& shard) {
                         validation_items(val.size(), impl_->job.training.val_max_volumes, shard.rank, shard.world_size),
                         keep_outputs);
       },
-      std::int64_t{p[0]} * p[1] * p[2]);
+      std::int64_t{p[0]} * p[1] * p[2], m.val_set->size());
 }
 
 at::Tensor VqganTask::reconstruct_volume(const at::Tensor& image) {

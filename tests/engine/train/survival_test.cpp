@@ -232,9 +232,11 @@ TEST(SurvivalTiny, ReachesACIndexOfAtLeastPoint7AndWritesTheRiskCsv) {
   for (const auto& entry : fs::directory_iterator(dir / "runs")) run = entry.path();
   double best = 0;
   int validations = 0;
+  int val_volumes = -1;
   std::istringstream in(test::read_bytes(run / "events.jsonl"));
   for (std::string line; std::getline(in, line);) {
     auto e = nlohmann::json::parse(line);
+    if (e.value("type", "") == "run_started") val_volumes = e["extra"].value("val_volumes", -1);
     if (e.value("type", "") == "metric" && e.value("name", "") == "val/c_index") {
       best = std::max(best, e.value("value", 0.0));
       ++validations;
@@ -242,6 +244,7 @@ TEST(SurvivalTiny, ReachesACIndexOfAtLeastPoint7AndWritesTheRiskCsv) {
   }
   EXPECT_GE(validations, 3);
   EXPECT_GE(best, 0.70);
+  EXPECT_EQ(val_volumes, 48) << "run_started names the job's validation volumes (data.num_val)";
   std::istringstream csv(test::read_bytes(run / "output" / "risk_scores.csv"));
   std::string header;
   std::getline(csv, header);

@@ -92,9 +92,13 @@ TEST(VqganEval, EvalOfTheLastCheckpointReproducesTheRunsValidation) {
   fs::path run;
   for (const auto& entry : fs::directory_iterator(dir / "runs")) run = entry.path();
   double logged = -1;
-  for (const auto& e : events_of(run))
+  int val_volumes = -1;
+  for (const auto& e : events_of(run)) {
     if (e.value("type", "") == "metric" && e.value("name", "") == "val/psnr") logged = e.value("value", 0.0);
+    if (e.value("type", "") == "run_started") val_volumes = e["extra"].value("val_volumes", -1);
+  }
   ASSERT_GT(logged, 0);
+  EXPECT_EQ(val_volumes, 2) << "run_started names the job's validation volumes (data.num_val)";
   auto eval = test::run_process({test::engine_binary(), "eval", (run / "checkpoints" / "last.safetensors").string(), "--json"}, dir.path().string());
   ASSERT_EQ(eval.exit_code, 0) << eval.err;
   const auto out = nlohmann::json::parse(eval.out);
