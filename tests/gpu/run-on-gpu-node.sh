@@ -71,9 +71,14 @@ unpack_packages() {
     for deb in "$node"/debs/*.deb; do
       if command -v dpkg-deb >/dev/null; then
         dpkg-deb -x "$deb" "$root" || die "cannot unpack $deb"
-      else  # a .deb is an ar archive holding data.tar.*; tar picks the compression
-        (cd "$root" && ar p "$deb" "$(ar t "$deb" | grep '^data\.tar')" | tar -x -a -f - 2>/dev/null ||
-          ar p "$deb" "$(ar t "$deb" | grep '^data\.tar')" | tar -xJf -) || die "cannot unpack $deb"
+      else  # a .deb is an ar archive holding data.tar.xz (Debian 12), .zst or .gz
+        local member
+        member="$(ar t "$deb" | grep '^data\.tar')" || die "no data.tar in $deb"
+        case "$member" in
+          *.xz) ar p "$deb" "$member" | tar -xJ -C "$root" ;;
+          *.zst) ar p "$deb" "$member" | tar --zstd -x -C "$root" ;;
+          *) ar p "$deb" "$member" | tar -xz -C "$root" ;;
+        esac || die "cannot unpack $deb"
       fi
     done
     "$python" - "$root" <<'PY' || die "cannot rewrite the CMake packages under $root"
