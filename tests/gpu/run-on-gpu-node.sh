@@ -92,6 +92,14 @@ for folder, _, files in os.walk(root):
         file = os.path.join(folder, name)
         text = open(file, encoding="utf-8", errors="surrogateescape").read()
         new = path.sub(lambda m: root + m.group(1) if os.path.exists(root + m.group(1)) else m.group(1), text)
+        # Debian's ITKConfig.cmake loads every enabled module's configuration
+        # before the requested ones, and ITKDCMTK's, ITKHDF5's and ITKMINC's
+        # then find_package() DCMTK, HDF5 and MINC, which a node lacks and
+        # medsynth does not use. Asked for components (we always are), load
+        # only those and what they depend on.
+        if name == "ITKConfig.cmake":
+            new = new.replace("itk_module_config(ITK ${ITK_MODULES_ENABLED})",
+                              "if(NOT ITK_FIND_COMPONENTS)\n  itk_module_config(ITK ${ITK_MODULES_ENABLED})\nendif()")
         if new != text:
             open(file, "w", encoding="utf-8", errors="surrogateescape").write(new)
 PY
