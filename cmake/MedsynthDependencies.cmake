@@ -11,8 +11,12 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(CLI11 REQUIRED)
 
+# ITKGDCM is named because engine/volume uses GDCM's own headers and
+# libraries (ITKGDCM_INCLUDE_DIRS): ITKIOGDCM depends on it privately, so
+# only an ITKConfig that loads every module (Debian's does) would define them
+# otherwise.
 find_package(ITK 5.2 REQUIRED COMPONENTS
-  ITKCommon ITKIOImageBase ITKIONIFTI ITKIOGDCM ITKIONRRD ITKIOMeta)
+  ITKCommon ITKIOImageBase ITKIONIFTI ITKGDCM ITKIOGDCM ITKIONRRD ITKIOMeta)
 # ITK_USE_FILE is included nowhere (it would register IO factories and add
 # ITK's include dirs for every target of a directory): medsynth_volume sets
 # its ImageIO explicitly and uses ITK_INCLUDE_DIRS privately
