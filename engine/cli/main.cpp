@@ -14,6 +14,7 @@
 #include "cli/signals.hpp"
 #include "cli/verbs.hpp"
 #include "core/error.hpp"
+#include "run/crash_report.hpp"
 
 int main(int argc, char** argv) {
   using namespace medsynth;
@@ -22,6 +23,8 @@ int main(int argc, char** argv) {
   // Ignored, the write fails with EFBIG: the checkpoint writer names the file,
   // removes its temporary and the previous checkpoint stays.
   std::signal(SIGXFSZ, SIG_IGN);
+  // A crash on a node leaves its signal and stack in the worker's log.
+  install_crash_report();
   CLI::App app{"medsynth-engine: train and evaluate 3D generative models for CT/MRI (headless)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("medsynth-engine ") + MEDSYNTH_VERSION);

@@ -1,3 +1,4 @@
-# Sources of engine/run: run directories.
+# Sources of engine/run: run directories; what a crashed process leaves.
 target_sources(medsynth_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/crash_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_directory.cpp)

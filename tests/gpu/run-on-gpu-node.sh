@@ -20,14 +20,15 @@
 #   unit-tests.log         the engine's unit tests on the node
 #   maisi-vs-monai.md/json the benchmark table (tests/bench/maisi_vs_monai.py)
 #
-# With the device tool (one command may run 10 minutes, so two calls), carry
-# .gpu-node:
-#   run(command="tests/gpu/run-on-gpu-node.sh build test", carry=[".gpu-node"])
-#   run(command="tests/gpu/run-on-gpu-node.sh unit bench", carry=[".gpu-node"])
-# The second call finds build-gpu/ from the first while the machine is warm;
-# on a fresh machine it builds first. MEDSYNTH_NODE_CMAKE_ARGS adds CMake
-# arguments; MEDSYNTH_NODE_TARGETS builds only those ninja targets (used to
-# check the unpacked packages on a CPU machine, docs/performance.md).
+# With the device tool (15 minutes of device time a session, 10 a command),
+# one call, carrying .gpu-node (7 minutes on the H200 node: build 140 s,
+# cuda tests 40 s, bench 240 s):
+#   run(command="MEDSYNTH_BENCH_ARGS='--rounds 1 --runs 3 --warmup 1' tests/gpu/run-on-gpu-node.sh build test bench",
+#       carry=[".gpu-node"], timeout_s=600)
+# Without `unit` among the stages only the engine, the benchmark and the cuda
+# tests are built. MEDSYNTH_NODE_CMAKE_ARGS adds CMake arguments;
+# MEDSYNTH_NODE_TARGETS builds only those ninja targets (used to check the
+# unpacked packages on a CPU machine, docs/performance.md).
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
@@ -125,22 +126,46 @@ PY
 
 stage_build() {
   say "build: engine-only profile against $("$python" -c 'import torch; print(torch.__version__)') in $build"
+  # Without the unit stage, only what test and bench run (a third of the
+  # build: 140 s on the 16-core node); -k 0 builds every other target past
+  # one that fails, so the tests that can run still do.
+  local targets="${MEDSYNTH_NODE_TARGETS:-}"
+  if [ -z "$targets" ] && [[ " ${stages[*]} " != *" unit "* ]]; then
+    targets="-k 0 medsynth-engine medsynth-bench-maisi-step cuda_training_test cuda_numerics_test cuda_nccl_test cuda_engine_cli_test"
+  fi
   local status=0
+  # shellcheck disable=SC2086
   MEDSYNTH_CONSOLE=off MEDSYNTH_BUILD_DIR="$build" MEDSYNTH_JOBS="$jobs" \
     MEDSYNTH_CMAKE_ARGS="-DMEDSYNTH_TORCH_PYTHON=$python -DCMAKE_PREFIX_PATH=$root/usr ${MEDSYNTH_NODE_CMAKE_ARGS:-}" \
-    installer/build.sh ${MEDSYNTH_NODE_TARGETS:-} >"$out/build.log" 2>&1 || status=$?
+    installer/build.sh $targets >"$out/build.log" 2>&1 || status=$?
   grep -E "LibTorch|ITK|error|FAILED" "$out/build.log" | head -40
   [ $status -eq 0 ] || die "the build failed (exit $status): see build.log"
-  [ -z "${MEDSYNTH_NODE_TARGETS:-}" ] || return 0  # a partial build (checking this script on a CPU machine)
-  [ -x "$build/bin/medsynth-engine" ] || die "no $build/bin/medsynth-engine after the build"
+  [ -x "$build/bin/medsynth-engine" ] || return 0  # a partial build (checking this script on a CPU machine)
   "$build/bin/medsynth-engine" info --json | tee "$out/info.json"
+}
+
+# A crashed test prints its stack (engine/run/crash_report.hpp); frames in
+# our own executables read "file(+0xOFFSET)[...]": name them with addr2line,
+# appended to the log, since the binaries stay on the node.
+resolve_stacks() {
+  local log="$1" line file offset
+  grep -q "medsynth: fatal signal" "$log" || return 0
+  command -v addr2line >/dev/null || { echo "(no addr2line on this node: frames left as offsets)" >>"$log"; return 0; }
+  {
+    echo "== frames of our executables, named by addr2line"
+    grep -oE "[^ :]+\(\+0x[0-9a-f]+\)" "$log" | sort -u | while IFS= read -r line; do
+      file="${line%%(*}" offset="${line#*(+}" offset="${offset%)}"
+      [ -f "$file" ] && echo "$line -> $(addr2line -Cfpe "$file" "$offset" 2>&1)"
+    done
+  } >>"$log"
 }
 
 stage_test() {
   say "test: ctest -L cuda"
   ctest --test-dir "$build" -L cuda -V --timeout 900 >"$out/cuda-tests.log" 2>&1
   local status=$?
-  grep -E "tests passed|Skipped|\*\*\*Failed|Not Run|SKIPPED|\[  (PASSED|FAILED) " "$out/cuda-tests.log" | tail -30
+  resolve_stacks "$out/cuda-tests.log"
+  grep -E "tests passed|Skipped|\*\*\*Failed|Not Run|SKIPPED|\[  (PASSED|FAILED) |fatal signal| -> " "$out/cuda-tests.log" | tail -60
   return $status
 }
 

@@ -8,9 +8,13 @@
 #include <c10/core/Device.h>
 #include <torch/cuda.h>
 
-// In a TEST body (GTEST_SKIP returns from it).
+#include "run/crash_report.hpp"
+
+// In a TEST body (GTEST_SKIP returns from it). A crash on the GPU node then
+// prints its stack into the test's output (run/crash_report.hpp).
 #define MEDSYNTH_REQUIRE_CUDA()                                                               \
   do {                                                                                        \
+    medsynth::install_crash_report();                                                         \
     if (!torch::cuda::is_available())                                                         \
       GTEST_SKIP() << "no CUDA device: torch::cuda::is_available() is false on this machine"; \
   } while (false)
