@@ -20,7 +20,10 @@ namespace {
 // the same ranges (tests/engine/config/job_fields_test.cpp holds them together).
 bool checked_by_its_options(const std::string& path) {
   return path.starts_with("model.autoencoder.") || path.starts_with("scheduler.") ||
-         path.starts_with("model.diffusion_unet.");
+         path.starts_with("model.diffusion_unet.") || path.starts_with("model.resnet.") ||
+         path == "model.discriminator.num_layers_d" || path == "model.discriminator.channels" ||
+         (path.starts_with("model.vqgan.") && path != "model.vqgan.discriminator_iter_start" &&
+          path != "model.vqgan.image_gan_weight");
 }
 
 template <class T>
@@ -88,6 +91,24 @@ void check_autoencoder_rows(const AutoencoderKLOptions& autoencoder, std::vector
   RowChecker checker(errors, false);
   JobFieldWalker<RowChecker> walker(checker, "model.autoencoder.");
   visit_autoencoder(autoencoder, walker);
+}
+
+void check_discriminator_rows(const PatchDiscriminatorOptions& discriminator, std::vector<FieldError>& errors) {
+  RowChecker checker(errors, false);
+  JobFieldWalker<RowChecker> walker(checker, "model.discriminator.");
+  visit_discriminator_network(discriminator, walker);
+}
+
+void check_vector_quantizer_rows(const VectorQuantizerOptions& quantizer, std::vector<FieldError>& errors) {
+  RowChecker checker(errors, false);
+  JobFieldWalker<RowChecker> walker(checker, "model.vqgan.");
+  visit_vector_quantizer(quantizer, walker);
+}
+
+void check_resnet_rows(const ResNet3dOptions& resnet, std::vector<FieldError>& errors) {
+  RowChecker checker(errors, false);
+  JobFieldWalker<RowChecker> walker(checker, "model.resnet.");
+  visit_resnet(resnet, walker);
 }
 
 }  // namespace medsynth

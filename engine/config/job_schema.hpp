@@ -17,6 +17,35 @@ namespace medsynth {
 
 // model.autoencoder's fields: AutoencoderKLOptions, which the network is built
 // from too, so its checks (AutoencoderKLOptions::problems()) walk it alone.
+// The job fields of the other networks' options structs (their problems()
+// walk these alone, like the autoencoder's): the PatchGAN's, the VQ-GAN's
+// quantiser and the survival ResNet.
+template <class Discriminator, class Visitor>
+void visit_discriminator_network(Discriminator& d, Visitor& v) {
+  v.field("num_layers_d", d.num_layers_d);
+  v.field("channels", d.channels);
+}
+
+template <class Quantizer, class Visitor>
+void visit_vector_quantizer(Quantizer& q, Visitor& v) {
+  v.field("num_embeddings", q.num_embeddings);
+  v.field("embedding_dim", q.embedding_dim);
+  v.field("commitment_cost", q.commitment_cost);
+  v.field("codebook_update", q.codebook_update);
+  v.field("ema_decay", q.ema_decay);
+  v.field("dead_code_threshold", q.dead_code_threshold);
+}
+
+template <class ResNet, class Visitor>
+void visit_resnet(ResNet& r, Visitor& v) {
+  v.field("depth", r.depth);
+  v.field("block_inplanes", r.block_inplanes);
+  v.field("conv1_t_size", r.conv1_t_size);
+  v.field("conv1_t_stride", r.conv1_t_stride);
+  v.field("no_max_pool", r.no_max_pool);
+  v.field("norm", r.norm);
+}
+
 template <class Autoencoder, class Visitor>
 void visit_autoencoder(Autoencoder& a, Visitor& v) {
   v.field("spatial_dims", a.spatial_dims);
@@ -76,8 +105,7 @@ void visit_job(Job& job, Visitor& v) {
     v.section("autoencoder", [&] { visit_autoencoder(job.model.autoencoder, v); });
     v.section("discriminator", [&] {
       auto& d = job.model.discriminator;
-      v.field("num_layers_d", d.num_layers_d);
-      v.field("channels", d.channels);
+      visit_discriminator_network(d, v);
       v.field("start_step", d.start_step);
     });
     v.section("diffusion_unet", [&] {
@@ -99,24 +127,11 @@ void visit_job(Job& job, Visitor& v) {
     });
     v.section("vqgan", [&] {
       auto& q = job.model.vqgan;
-      v.field("num_embeddings", q.num_embeddings);
-      v.field("embedding_dim", q.embedding_dim);
-      v.field("commitment_cost", q.commitment_cost);
-      v.field("codebook_update", q.codebook_update);
-      v.field("ema_decay", q.ema_decay);
-      v.field("dead_code_threshold", q.dead_code_threshold);
+      visit_vector_quantizer(q, v);
       v.field("discriminator_iter_start", q.discriminator_iter_start);
       v.field("image_gan_weight", q.image_gan_weight);
     });
-    v.section("resnet", [&] {
-      auto& r = job.model.resnet;
-      v.field("depth", r.depth);
-      v.field("block_inplanes", r.block_inplanes);
-      v.field("conv1_t_size", r.conv1_t_size);
-      v.field("conv1_t_stride", r.conv1_t_stride);
-      v.field("no_max_pool", r.no_max_pool);
-      v.field("norm", r.norm);
-    });
+    v.section("resnet", [&] { visit_resnet(job.model.resnet, v); });
   });
   v.section("loss", [&] {
     auto& l = job.loss;

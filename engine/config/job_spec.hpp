@@ -15,6 +15,9 @@
 
 #include "config/autoencoder_kl_options.hpp"
 #include "config/diffusion_spec.hpp"
+#include "config/patch_discriminator_options.hpp"
+#include "config/resnet3d_options.hpp"
+#include "config/vector_quantizer_options.hpp"
 
 namespace medsynth {
 
@@ -61,10 +64,10 @@ struct DataSpec {
   bool operator==(const DataSpec&) const = default;
 };
 
-// 3D PatchGAN discriminator (MONAI PatchDiscriminator), used when adv_weight > 0.
-struct DiscriminatorSpec {
-  int num_layers_d = 3;
-  int channels = 32;
+// 3D PatchGAN discriminator (MONAI PatchDiscriminator), used when adv_weight > 0:
+// the network's options (num_layers_d, channels) and when its term starts.
+// Set its fields by name: a brace list would start with the base struct.
+struct DiscriminatorSpec : PatchDiscriminatorOptions {
   int start_step = 0;               // generator adversarial loss switched on at this optimizer step
 
   bool operator==(const DiscriminatorSpec&) const = default;
@@ -73,27 +76,13 @@ struct DiscriminatorSpec {
 // task vqgan: the vector-quantised bottleneck and the GAN schedule of the
 // patch-based 3D VQ-GAN (seed 002; docs/vqgan.md). The encoder and decoder are
 // model.autoencoder's (latent_channels is replaced by embedding_dim); the
-// discriminator is model.discriminator's PatchGAN.
-struct VqganSpec {
-  int num_embeddings = 512;              // codebook size (n_codes)
-  int embedding_dim = 8;                 // code dimension
-  double commitment_cost = 0.25;         // beta of the commitment loss
-  std::string codebook_update = "ema";   // ema | straight_through
-  double ema_decay = 0.99;
-  double dead_code_threshold = 1e-3;     // restart codes whose usage share falls below this (0: never)
+// discriminator is model.discriminator's PatchGAN. The quantiser's options
+// are the section's own fields (config/vector_quantizer_options.hpp).
+// Set its fields by name, as DiscriminatorSpec's.
+struct VqganSpec : VectorQuantizerOptions {
   int discriminator_iter_start = 10000;  // seed: the discriminator joins at this optimizer step
   double image_gan_weight = 1.0;         // seed: weight of the 3D patch discriminator's generator loss
   bool operator==(const VqganSpec&) const = default;
-};
-// task survival: MONAI's 3D ResNet (seed 004 uses resnet50) with a risk head.
-struct ResNetSpec {
-  int depth = 50;                                     // 10 | 18 | 34 | 50
-  std::vector<int> block_inplanes{64, 128, 256, 512}; // channels of layer1..layer4 (x4 for depth 50)
-  int conv1_t_size = 7;
-  int conv1_t_stride = 1;
-  bool no_max_pool = false;
-  std::string norm = "batch";                         // batch (MONAI) | group
-  bool operator==(const ResNetSpec&) const = default;
 };
 struct ModelSpec {
   // MONAI AutoencoderKL as MAISI configures it, under MONAI's names: the
@@ -102,7 +91,7 @@ struct ModelSpec {
   DiscriminatorSpec discriminator;
   DiffusionUnetOptions diffusion_unet;  // task ldm; in/out channels follow autoencoder.latent_channels
   VqganSpec vqgan;                      // task vqgan
-  ResNetSpec resnet;                    // task survival
+  ResNet3dOptions resnet;               // task survival: MONAI's 3D ResNet (seed 004: resnet50)
   // The order of the networks' spatial axes: zyx, as medsynth's loaders give
   // volumes ([D, H, W] = z, y, x), or xyz, as MONAI's arrays hold them (NVIDIA's
   // MAISI weights, imported by `import-maisi`). Only generate reads xyz.

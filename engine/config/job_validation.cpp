@@ -69,6 +69,13 @@ void check_autoencoder(const JobSpec& job, std::vector<FieldError>& errors) {
   errors.insert(errors.end(), problems.begin(), problems.end());
 }
 
+// So are the other networks' (config/patch_discriminator_options.cpp,
+// vector_quantizer_options.cpp, resnet3d_options.cpp), checked for every task.
+void check_other_networks(const JobSpec& job, std::vector<FieldError>& errors) {
+  for (const auto& problems : {job.model.discriminator.problems(), job.model.vqgan.problems(), job.model.resnet.problems()})
+    errors.insert(errors.end(), problems.begin(), problems.end());
+}
+
 void check_loss(const JobSpec& job, Checks& c) {
   const auto& l = job.loss;
   if (l.perceptual_weight != 0.0)
@@ -151,15 +158,6 @@ void check_patches_and_names(const JobSpec& job, Checks& c) {
 
 // Checked for every task, like the ldm fields.
 void check_survival(const JobSpec& job, Checks& c) {
-  const auto& r = job.model.resnet;
-  const std::string p = "model.resnet.";
-  if (r.depth != 10 && r.depth != 18 && r.depth != 34 && r.depth != 50)
-    c.fail(p + "depth", "must be 10, 18, 34 or 50 (got " + std::to_string(r.depth) + ")");
-  if (r.block_inplanes.size() != 4)
-    c.fail(p + "block_inplanes",
-           "expected 4 values, one per layer (got " + std::to_string(r.block_inplanes.size()) + ")");
-  if (r.conv1_t_size < 1 || r.conv1_t_size % 2 == 0)
-    c.fail(p + "conv1_t_size", "must be odd and >= 1 (got " + std::to_string(r.conv1_t_size) + ")");
   if (job.data.smart_cache && !(job.data.cache_rate > 0))
     c.fail("data.cache_rate", "must be > 0 with data.smart_cache (the cache must hold at least one volume)");
   for (char ch : job.data.covariates)
@@ -183,6 +181,7 @@ std::vector<FieldError> validate_job(const JobSpec& job) {
   check_top(job, checks);
   check_data(job, checks, errors);
   check_autoencoder(job, errors);
+  check_other_networks(job, errors);
   check_loss(job, checks);
   check_training(job, checks);
   check_checkpoint_and_output(job, checks, errors);

@@ -16,50 +16,9 @@ namespace medsynth {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& field, const std::string& reason) {
-  throw UsageError("model.discriminator." + field + ": " + reason);
-}
-
 std::int64_t padding_of(const PatchDiscriminatorOptions& o) { return (o.kernel_size - 1) / 2; }
 
-std::int64_t conv_out(std::int64_t n, std::int64_t k, std::int64_t s, std::int64_t p) {
-  const auto span = n + 2 * p - k;
-  return span < 0 ? 0 : span / s + 1;
-}
-
 }  // namespace
-
-PatchDiscriminatorOptions PatchDiscriminatorOptions::from_spec(const DiscriminatorSpec& spec) {
-  PatchDiscriminatorOptions o;
-  o.num_layers_d = spec.num_layers_d;
-  o.channels = spec.channels;
-  return o;
-}
-
-void PatchDiscriminatorOptions::validate() const {
-  if (spatial_dims != 3) fail("spatial_dims", "must be 3 (got " + std::to_string(spatial_dims) + ")");
-  if (in_channels < 1) fail("in_channels", "must be >= 1 (got " + std::to_string(in_channels) + ")");
-  if (out_channels < 1) fail("out_channels", "must be >= 1 (got " + std::to_string(out_channels) + ")");
-  if (num_layers_d < 1 || num_layers_d > 8)
-    fail("num_layers_d", "must be in [1, 8] (got " + std::to_string(num_layers_d) + ")");
-  if (channels < 1) fail("channels", "must be >= 1 (got " + std::to_string(channels) + ")");
-  if (kernel_size < 1) fail("kernel_size", "must be >= 1 (got " + std::to_string(kernel_size) + ")");
-  if (!(negative_slope >= 0.0) || !std::isfinite(negative_slope)) fail("negative_slope", "must be a finite number >= 0");
-  if (!(init_std > 0.0) || !std::isfinite(init_std)) fail("init_std", "must be a finite number > 0");
-  if (norm == DiscriminatorNorm::group) {
-    // Layer l has channels * 2^(l+1) filters: a divisor of 2 * channels divides them all.
-    if (norm_num_groups < 1 || (2 * channels) % norm_num_groups != 0)
-      fail("norm_num_groups", "must divide 2 * channels (" + std::to_string(2 * channels) + "), got " +
-                                  std::to_string(norm_num_groups));
-  }
-}
-
-std::int64_t PatchDiscriminatorOptions::output_size(std::int64_t n) const {
-  const std::int64_t k = kernel_size, p = padding_of(*this);
-  n = conv_out(n, k, 2, p);
-  for (int l = 0; l < num_layers_d; ++l) n = conv_out(n, k, l == num_layers_d - 1 ? 1 : 2, p);
-  return conv_out(n, k, 1, p);
-}
 
 DiscriminatorLayerImpl::DiscriminatorLayerImpl(const PatchDiscriminatorOptions& o, std::int64_t in_channels,
                                                std::int64_t out_channels, std::int64_t stride, bool with_norm) {

@@ -19,31 +19,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "config/job_spec.hpp"
+#include "config/patch_discriminator_options.hpp"
 #include "models/convolution.hpp"
 
 namespace medsynth {
-
-enum class DiscriminatorNorm { instance, group };
-
-struct PatchDiscriminatorOptions {
-  int spatial_dims = 3;               // only 3 is built
-  int in_channels = 1;
-  int out_channels = 1;
-  int num_layers_d = 3;               // strided layers after the first; the last of them has stride 1
-  int channels = 32;                  // first layer's filters, doubled per layer
-  int kernel_size = 4;
-  double negative_slope = 0.2;        // LeakyReLU
-  DiscriminatorNorm norm = DiscriminatorNorm::instance;
-  int norm_num_groups = 8;            // for norm == group; must divide every layer's channels
-  double init_std = 0.02;             // N(0, std) conv weights, zero biases (MONAI normal_init)
-
-  static PatchDiscriminatorOptions from_spec(const DiscriminatorSpec& spec);
-  // Throws UsageError naming the field ("model.discriminator.channels: ...").
-  void validate() const;
-  // Logit grid size along an axis of `input_size` voxels (< 1: too small).
-  std::int64_t output_size(std::int64_t input_size) const;
-};
 
 // Conv3d, then MONAI's "adn" block in N-D-A order (no dropout: MONAI's is 0).
 class DiscriminatorLayerImpl : public torch::nn::Module {

@@ -75,17 +75,6 @@ std::vector<int> layers_of(int depth) {
 
 }  // namespace
 
-void ResNet3dOptions::validate() const {
-  if (layers_of(depth).empty()) throw UsageError("model.resnet.depth: must be 10, 18, 34 or 50 (got " + std::to_string(depth) + ")");
-  if (block_inplanes.size() != 4) throw UsageError("model.resnet.block_inplanes: expected 4 values (got " + std::to_string(block_inplanes.size()) + ")");
-  for (int p : block_inplanes)
-    if (p < 1) throw UsageError("model.resnet.block_inplanes: every entry must be >= 1");
-  if (norm != "batch" && norm != "group") throw UsageError("model.resnet.norm: must be batch or group (got '" + norm + "')");
-  if (conv1_t_size < 1 || conv1_t_size % 2 == 0) throw UsageError("model.resnet.conv1_t_size: must be odd and >= 1");
-  if (conv1_t_stride < 1) throw UsageError("model.resnet.conv1_t_stride: must be >= 1");
-  if (num_covariates < 0) throw UsageError("data.covariates: negative count");
-}
-
 ResNet3dImpl::ResNet3dImpl(const ResNet3dOptions& options) : options_(options) {
   options_.validate();
   const bool bottleneck = options_.depth == 50;

@@ -17,20 +17,9 @@
 #include <string>
 #include <vector>
 
-namespace medsynth {
+#include "config/resnet3d_options.hpp"
 
-struct ResNet3dOptions {
-  int depth = 50;                                   // 10 | 18 | 34 | 50
-  std::vector<int> block_inplanes{64, 128, 256, 512};  // MONAI get_inplanes()
-  int n_input_channels = 1;
-  int conv1_t_size = 7;
-  int conv1_t_stride = 1;
-  bool no_max_pool = false;
-  std::string norm = "batch";                       // batch (MONAI) | group (8 groups; small batches)
-  int num_covariates = 0;
-  // Throws UsageError naming model.resnet.* fields.
-  void validate() const;
-};
+namespace medsynth {
 
 class ResNet3dImpl : public torch::nn::Module {
  public:

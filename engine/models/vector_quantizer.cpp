@@ -9,21 +9,12 @@
 
 namespace medsynth {
 
-void VectorQuantizerOptions::validate() const {
-  if (num_embeddings < 2) throw UsageError("model.vqgan.num_embeddings: must be >= 2 (got " + std::to_string(num_embeddings) + ")");
-  if (embedding_dim < 1) throw UsageError("model.vqgan.embedding_dim: must be >= 1 (got " + std::to_string(embedding_dim) + ")");
-  if (!(commitment_cost >= 0) || !std::isfinite(commitment_cost)) throw UsageError("model.vqgan.commitment_cost: must be >= 0");
-  if (!(decay > 0 && decay < 1)) throw UsageError("model.vqgan.ema_decay: must be in (0, 1) (got " + std::to_string(decay) + ")");
-  if (!(dead_code_threshold >= 0 && dead_code_threshold < 1))
-    throw UsageError("model.vqgan.dead_code_threshold: must be in [0, 1) (got " + std::to_string(dead_code_threshold) + ")");
-}
-
 VectorQuantizerImpl::VectorQuantizerImpl(const VectorQuantizerOptions& options) : options_(options) {
   options_.validate();
   const auto K = options_.num_embeddings, D = options_.embedding_dim;
   // Uniform in +-1/K as in VQ-VAE: codes start near the origin, where a fresh encoder's outputs are.
   at::Tensor init = at::rand({K, D}) * (2.0 / K) - 1.0 / K;
-  if (options_.ema) {
+  if (options_.ema()) {
     embedding = register_buffer("embedding", init);
     ema_cluster_size = register_buffer("ema_cluster_size", at::zeros({K}));
     ema_embed_sum = register_buffer("ema_embed_sum", init.clone());
@@ -61,14 +52,14 @@ QuantizerOutput VectorQuantizerImpl::forward(const at::Tensor& z_in) {
   at::Tensor q_flat = at::embedding(embedding.to(at::kFloat), idx);
   at::Tensor commitment = (flat - q_flat.detach()).pow(2).mean();
   out.loss = options_.commitment_cost * commitment;
-  if (!options_.ema) out.loss = out.loss + (q_flat - flat.detach()).pow(2).mean();
+  if (!options_.ema()) out.loss = out.loss + (q_flat - flat.detach()).pow(2).mean();
 
   if (is_training()) {
     at::NoGradGuard no_grad;
     std::vector<at::Tensor> stats{counts.clone(), at::full({1}, static_cast<double>(idx.size(0)))};
     reduce(stats);
-    usage.mul_(options_.decay).add_(stats[0] / stats[1].clamp_min(1), 1 - options_.decay);
-    if (options_.ema) update_ema(flat.detach(), one_hot);
+    usage.mul_(options_.ema_decay).add_(stats[0] / stats[1].clamp_min(1), 1 - options_.ema_decay);
+    if (options_.ema()) update_ema(flat.detach(), one_hot);
     updates.add_(1);
     out.restarted = restart_dead_codes(flat.detach());
   }
@@ -81,7 +72,7 @@ QuantizerOutput VectorQuantizerImpl::forward(const at::Tensor& z_in) {
 void VectorQuantizerImpl::update_ema(const at::Tensor& flat, const at::Tensor& one_hot) {
   std::vector<at::Tensor> stats{one_hot.sum(0), at::matmul(one_hot.t(), flat)};
   reduce(stats);
-  const double d = options_.decay;
+  const double d = options_.ema_decay;
   ema_cluster_size.mul_(d).add_(stats[0], 1 - d);
   ema_embed_sum.mul_(d).add_(stats[1], 1 - d);
   // Laplace smoothing keeps a code with no assignments from dividing by zero.
@@ -108,7 +99,7 @@ int VectorQuantizerImpl::restart_dead_codes(const at::Tensor& flat) {
   embedding.detach().index_copy_(0, dead, replacement.to(embedding.scalar_type()));
   // A restarted code starts with the average share, so it is not restarted again at once.
   usage.index_fill_(0, dead, 1.0 / options_.num_embeddings);
-  if (options_.ema) {
+  if (options_.ema()) {
     ema_cluster_size.index_fill_(0, dead, 1.0);
     ema_embed_sum.index_copy_(0, dead, replacement);
   }

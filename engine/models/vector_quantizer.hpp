@@ -22,19 +22,9 @@
 #include <string>
 #include <vector>
 
-namespace medsynth {
+#include "config/vector_quantizer_options.hpp"
 
-struct VectorQuantizerOptions {
-  int num_embeddings = 512;          // codebook size (the seed's n_codes)
-  int embedding_dim = 8;             // code dimension
-  double commitment_cost = 0.25;     // beta
-  bool ema = true;                   // false: straight-through codebook loss
-  double decay = 0.99;               // EMA decay of counts and sums
-  double epsilon = 1e-5;             // Laplace smoothing of the counts
-  double dead_code_threshold = 1e-3; // restart codes whose usage EMA (share of vectors) falls below this; 0: never
-  // Throws UsageError naming model.vqgan.* fields.
-  void validate() const;
-};
+namespace medsynth {
 
 struct QuantizerOutput {
   at::Tensor quantized;    // [B, D, d, h, w], straight-through (gradient flows to z)

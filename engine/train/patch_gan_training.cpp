@@ -10,7 +10,7 @@ namespace medsynth {
 PatchGanTraining::PatchGanTraining(const JobSpec& job, double weight, int start_step)
     : weight_(weight), start_step_(start_step) {
   if (!(weight > 0)) return;
-  PatchDiscriminatorOptions d = PatchDiscriminatorOptions::from_spec(job.model.discriminator);
+  PatchDiscriminatorOptions d = job.model.discriminator;  // the network's part of the section
   d.in_channels = job.model.autoencoder.out_channels;
   discriminator_ = PatchDiscriminator(d);
 }

@@ -25,14 +25,7 @@ struct SurvivalTask::Impl {
 
 SurvivalTask::SurvivalTask(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
   impl_->job = job;
-  const ResNetSpec& r = job.model.resnet;
-  ResNet3dOptions o;
-  o.depth = r.depth;
-  o.block_inplanes = r.block_inplanes;
-  o.conv1_t_size = r.conv1_t_size;
-  o.conv1_t_stride = r.conv1_t_stride;
-  o.no_max_pool = r.no_max_pool;
-  o.norm = r.norm;
+  ResNet3dOptions o = job.model.resnet;
   o.n_input_channels = job.model.autoencoder.in_channels;
   o.num_covariates = static_cast<int>(covariate_columns(job.data.covariates).size());
   impl_->num_covariates = o.num_covariates;

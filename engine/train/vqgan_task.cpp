@@ -37,14 +37,7 @@ struct VqganTask::Impl {
 VqganTask::VqganTask(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
   impl_->job = job;
   const VqganSpec& q = job.model.vqgan;
-  VectorQuantizerOptions vq;
-  vq.num_embeddings = q.num_embeddings;
-  vq.embedding_dim = q.embedding_dim;
-  vq.commitment_cost = q.commitment_cost;
-  vq.ema = q.codebook_update == "ema";
-  vq.decay = q.ema_decay;
-  vq.dead_code_threshold = q.dead_code_threshold;
-  impl_->vqgan = Vqgan(AutoencoderKLOptions::from_spec(job.model.autoencoder, job.loss), vq);
+  impl_->vqgan = Vqgan(AutoencoderKLOptions::from_spec(job.model.autoencoder, job.loss), q);  // q's quantiser options
   impl_->gan = PatchGanTraining(job, q.image_gan_weight, q.discriminator_iter_start);
 }
 

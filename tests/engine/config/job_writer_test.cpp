@@ -43,7 +43,9 @@ JobSpec unusual_job() {
   a.with_decoder_nonlocal_attn = true;
   a.use_checkpointing = true;
   a.use_convtranspose = true;
-  j.model.discriminator = {4, 16, 100};
+  j.model.discriminator.num_layers_d = 4;
+  j.model.discriminator.channels = 16;
+  j.model.discriminator.start_step = 100;
   j.loss.recon_loss = "l2";
   j.loss.kl_weight = 1.2345678901234567e-9;
   j.loss.logvar_clamp = {-10.0, 10.0};

@@ -76,7 +76,7 @@ TEST(Conv3dForward, AKernelLargerThanItsInputIsRightUnderBf16Autocast) {
 
 TEST(Conv3dForward, ThePatchDiscriminatorOnA32PatchIsRightUnderBf16Autocast) {
   at::manual_seed(0);
-  PatchDiscriminator d(PatchDiscriminatorOptions::from_spec(DiscriminatorSpec{}));
+  PatchDiscriminator d(PatchDiscriminatorOptions{});
   const auto x = at::rand({2, 1, 32, 32, 32});
   expect_bf16_gradient_right(*d, d->final_conv->conv->weight, x, [&](const at::Tensor& in) { return d->forward(in); });
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "config/job_spec.hpp"
 #include "models/patch_discriminator.hpp"
 
 namespace medsynth {
@@ -110,15 +111,22 @@ TEST(PatchDiscriminator, RejectsTooSmallInputsAndBadOptions) {
   EXPECT_THROW(PatchDiscriminator{o}, UsageError);
 }
 
-TEST(PatchDiscriminator, FromSpec) {
+// The job's model.discriminator section is the network's options plus
+// start_step: the network takes it as it is, and its checks name job paths.
+TEST(PatchDiscriminator, TheJobSectionIsTheNetworksOptions) {
   DiscriminatorSpec spec;
   spec.num_layers_d = 2;
   spec.channels = 16;
-  const auto o = PatchDiscriminatorOptions::from_spec(spec);
+  spec.start_step = 100;
+  const PatchDiscriminatorOptions o = spec;
   EXPECT_EQ(o.num_layers_d, 2);
   EXPECT_EQ(o.channels, 16);
   EXPECT_EQ(o.kernel_size, 4);
   EXPECT_NO_THROW(o.validate());
+  spec.num_layers_d = 9;  // its row: 1 to 8
+  const auto problems = spec.problems();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].path, "model.discriminator.num_layers_d");
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ VectorQuantizerOptions small(bool ema) {
   VectorQuantizerOptions o;
   o.num_embeddings = 4;
   o.embedding_dim = 2;
-  o.ema = ema;
+  o.codebook_update = ema ? "ema" : "straight_through";
   o.dead_code_threshold = 0;
   return o;
 }
@@ -59,7 +59,7 @@ TEST(VectorQuantizer, PicksTheNearestCodeAndPassesGradientStraightThrough) {
 
 TEST(VectorQuantizer, EmaUpdateMovesUsedCodesTowardsTheirVectors) {
   auto o = small(true);
-  o.decay = 0.5;
+  o.ema_decay = 0.5;
   VectorQuantizer vq(o);
   {
     at::NoGradGuard g;
@@ -87,7 +87,7 @@ TEST(VectorQuantizer, DeadCodesAreRestartedOnEncoderOutputs) {
   auto o = small(true);
   o.num_embeddings = 8;
   o.dead_code_threshold = 0.05;
-  o.decay = 0.5;
+  o.ema_decay = 0.5;
   VectorQuantizer vq(o);
   vq->train();
   at::manual_seed(0);
@@ -115,7 +115,7 @@ TEST(VectorQuantizer, PerplexityCountsCodesInUse) {
 
 TEST(VectorQuantizer, BadOptionsNameTheirField) {
   auto o = small(true);
-  o.decay = 1.0;
+  o.ema_decay = 1.0;
   EXPECT_THROW(
       {
         try {
