@@ -87,28 +87,32 @@ void check_field_rows(const JobSpec& job, std::vector<FieldError>& errors) {
   for_each_job_field(job, RowChecker(errors, true));
 }
 
-void check_autoencoder_rows(const AutoencoderKLOptions& autoencoder, std::vector<FieldError>& errors) {
+namespace {
+
+// One options struct's fields, under the job path where the struct sits.
+template <class Options, class Visit>
+void check_rows(const Options& options, const char* prefix, Visit visit, std::vector<FieldError>& errors) {
   RowChecker checker(errors, false);
-  JobFieldWalker<RowChecker> walker(checker, "model.autoencoder.");
-  visit_autoencoder(autoencoder, walker);
+  JobFieldWalker<RowChecker> walker(checker, prefix);
+  visit(options, walker);
+}
+
+}  // namespace
+
+void check_autoencoder_rows(const AutoencoderKLOptions& autoencoder, std::vector<FieldError>& errors) {
+  check_rows(autoencoder, "model.autoencoder.", [](const auto& o, auto& w) { visit_autoencoder(o, w); }, errors);
 }
 
 void check_discriminator_rows(const PatchDiscriminatorOptions& discriminator, std::vector<FieldError>& errors) {
-  RowChecker checker(errors, false);
-  JobFieldWalker<RowChecker> walker(checker, "model.discriminator.");
-  visit_discriminator_network(discriminator, walker);
+  check_rows(discriminator, "model.discriminator.", [](const auto& o, auto& w) { visit_discriminator_network(o, w); }, errors);
 }
 
 void check_vector_quantizer_rows(const VectorQuantizerOptions& quantizer, std::vector<FieldError>& errors) {
-  RowChecker checker(errors, false);
-  JobFieldWalker<RowChecker> walker(checker, "model.vqgan.");
-  visit_vector_quantizer(quantizer, walker);
+  check_rows(quantizer, "model.vqgan.", [](const auto& o, auto& w) { visit_vector_quantizer(o, w); }, errors);
 }
 
 void check_resnet_rows(const ResNet3dOptions& resnet, std::vector<FieldError>& errors) {
-  RowChecker checker(errors, false);
-  JobFieldWalker<RowChecker> walker(checker, "model.resnet.");
-  visit_resnet(resnet, walker);
+  check_rows(resnet, "model.resnet.", [](const auto& o, auto& w) { visit_resnet(o, w); }, errors);
 }
 
 }  // namespace medsynth
