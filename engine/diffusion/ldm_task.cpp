@@ -65,8 +65,15 @@ std::unique_ptr<TrainingData> LdmTask::make_data(const RunShard& shard) {
   const std::int64_t voxels_per_sample = first.numel();
   auto loader = std::make_unique<LatentBatchLoader>(std::move(latents), o);
   source_ = loader.get();
+  // The run_started event's val_volumes: the held-out latents validate() reads.
+  std::size_t val_items = 0;
+  try {
+    val_items = read_latents(job_.ldm.embedding_dir, "val").size();
+  } catch (const DataError&) {
+  }
   return std::make_unique<OwnBatchData>(
-      std::move(loader), [this, shard](int) { return validate(shard.rank, shard.world_size); }, voxels_per_sample);
+      std::move(loader), [this, shard](int) { return validate(shard.rank, shard.world_size); }, voxels_per_sample,
+      val_items);
 }
 
 at::Tensor LdmTask::spacing_input(const std::vector<std::array<double, 3>>& spacings) const {

@@ -52,6 +52,15 @@ TEST(LdmPipelineResume, CompletedStagesAreSkippedAndMissingImagesRegenerated) {
   EXPECT_NE(test::read_bytes(run / "evaluation" / "evaluation.txt").find("3 generated vs 4 reference volumes"), std::string::npos);
   EXPECT_NE(test::read_bytes(run / "events.jsonl").find("\"name\":\"eval/ms_ssim_fidelity\""), std::string::npos);
   EXPECT_EQ(stage_events(run).back()["stage"], "evaluate");
+  // The diffusion stage's run_started names its training and held-out latents
+  // (data.num_train 4, data.num_val 1), as the other tasks' runs do.
+  std::istringstream diffusion_events(test::read_bytes(run / "diffusion" / "events.jsonl"));
+  std::string first_line;
+  std::getline(diffusion_events, first_line);
+  const auto started = nlohmann::json::parse(first_line);
+  ASSERT_EQ(started["type"], "run_started") << first_line;
+  EXPECT_EQ(started["extra"]["train_volumes"], 4) << first_line;
+  EXPECT_EQ(started["extra"]["val_volumes"], 1) << first_line;
 
   const Volume before = read_volume((run / "output" / "image_seed43_rank0.nii.gz").string());
   fs::remove(run / "output" / "image_seed43_rank0.nii.gz");
