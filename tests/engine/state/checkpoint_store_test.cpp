@@ -1,4 +1,4 @@
-// Checkpoint files: safetensors layout by name, atomic replacement surviving a
+// engine/state's checkpoint files: safetensors layout by name, atomic replacement surviving a
 // SIGKILL mid-write, corrupt files refused with the path, best-k rotation.
 #include <gtest/gtest.h>
 
@@ -13,10 +13,9 @@
 #include <filesystem>
 
 #include "core/error.hpp"
-#include "support/temp_dir.hpp"
 #include "state/checkpoint_store.hpp"
-#include "train/lr_schedule.hpp"
 #include "state/tensor_file.hpp"
+#include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace medsynth;
@@ -168,15 +167,4 @@ TEST(CheckpointStore, NamePrefixGivesTheSeedsEpochAndPsnrNamesAndSurvivesAResume
   ASSERT_EQ(reopened.best().size(), 3u);
   EXPECT_DOUBLE_EQ(reopened.best()[0].value, 30.5);
   EXPECT_DOUBLE_EQ(reopened.best()[2].value, 28.0);
-}
-
-TEST(LrSchedule, WarmupThenCosineToTheFloor) {
-  LrScheduleOptions o{1e-3, 10, 110, "cosine", 0.1};
-  EXPECT_DOUBLE_EQ(learning_rate_at(o, 0), 1e-4);
-  EXPECT_DOUBLE_EQ(learning_rate_at(o, 9), 1e-3);
-  EXPECT_DOUBLE_EQ(learning_rate_at(o, 10), 1e-3);
-  EXPECT_NEAR(learning_rate_at(o, 60), 1e-4 + 0.5 * 9e-4, 1e-15);  // half way: mean of peak and floor
-  EXPECT_NEAR(learning_rate_at(o, 110), 1e-4, 1e-15);
-  o.kind = "constant";
-  EXPECT_DOUBLE_EQ(learning_rate_at(o, 100), 1e-3);
 }
