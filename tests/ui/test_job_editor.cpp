@@ -66,10 +66,10 @@ class TestJobEditor : public QObject {
     QCOMPARE(doc_->template_id(), QStringLiteral("kl-autoencoder-amp"));
     QVERIFY(doc_->is_valid());
     QVERIFY(editor_->yaml_view()->toPlainText().contains("quickstart"));
-    // The form shows the template's values (quickstart.yaml: batch_size 2, lr 1e-3).
+    // The form shows the template's values (quickstart.yaml: batch_size 1, lr 1e-3).
     auto* batch = qobject_cast<QSpinBox*>(editor_->form()->editor("training.batch_size")->input());
     QVERIFY(batch);
-    QCOMPARE(batch->value(), 2);
+    QCOMPARE(batch->value(), 1);
     auto* lr = qobject_cast<QLineEdit*>(editor_->form()->editor("training.lr")->input());
     QVERIFY(lr);
     QCOMPARE(lr->text().toDouble(), 1.0e-3);
@@ -116,7 +116,7 @@ class TestJobEditor : public QObject {
     QVERIFY(editor_->load_template("kl-autoencoder-amp"));
     YamlView* yaml = editor_->yaml_view();
     QString text = yaml->toPlainText();
-    text.replace(QRegularExpression("batch_size:\\s*2"), "batch_size: 5");
+    text.replace(QRegularExpression("batch_size:\\s*1\\b"), "batch_size: 5");
     yaml->setPlainText(text);
     QVERIFY(yaml->has_pending_edit());
     // Applied after the typing pause, without a nudge.
@@ -185,14 +185,14 @@ class TestJobEditor : public QObject {
     machine.set_machine_info(info);
     QCOMPARE(machine.max_processes(), 4);
 
-    QVERIFY(editor_->load_template("kl-autoencoder-amp"));  // batch 2, accumulation 1
-    QVERIFY2(editor_->effective_batch_text().contains("Effective batch: 2 "), qPrintable(editor_->effective_batch_text()));
+    QVERIFY(editor_->load_template("kl-autoencoder-amp"));  // batch 1, accumulation 1
+    QVERIFY2(editor_->effective_batch_text().contains("Effective batch: 1 "), qPrintable(editor_->effective_batch_text()));
     machine.processes_spin_box()->setValue(2);
-    QVERIFY2(editor_->effective_batch_text().contains("Effective batch: 4 "), qPrintable(editor_->effective_batch_text()));
+    QVERIFY2(editor_->effective_batch_text().contains("Effective batch: 2 "), qPrintable(editor_->effective_batch_text()));
     qobject_cast<QSpinBox*>(editor_->form()->editor("training.gradient_accumulation_steps")->input())->setValue(3);
-    QVERIFY(editor_->effective_batch_text().contains("Effective batch: 12 "));
-    qobject_cast<QSpinBox*>(editor_->form()->editor("training.batch_size")->input())->setValue(1);
     QVERIFY(editor_->effective_batch_text().contains("Effective batch: 6 "));
+    qobject_cast<QSpinBox*>(editor_->form()->editor("training.batch_size")->input())->setValue(2);
+    QVERIFY(editor_->effective_batch_text().contains("Effective batch: 12 "));
     QCOMPARE(editor_->effective_batch(), doc_->effective_batch(2));
     // More processes than the machine offers are refused by the panel.
     machine.set_processes(99);

@@ -107,7 +107,7 @@ class TestMainWindowE2E : public QObject {
       QTest::mouseClick(editor->template_picker()->findChild<QPushButton*>("use_template"), Qt::LeftButton);
     }
     QVERIFY(!window_->document()->template_id().isEmpty());
-    QCOMPARE(window_->document()->value("training.max_steps").toInt(), 1500);  // the template's own value
+    QCOMPARE(window_->document()->value("training.max_steps").toInt(), 700);  // the template's own value
     QCOMPARE(window_->document()->template_id(), QStringLiteral("kl-autoencoder-amp"));
     // The main knobs in the form, the rest as overrides.
     set_spin(editor->form(), "training.max_steps", steps);
