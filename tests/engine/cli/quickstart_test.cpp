@@ -4,10 +4,11 @@
 // The floor is the recipe's measured minimum less a margin, not one run's
 // result: tests/bench/quickstart_sweep.py runs seeds x {bf16, fp32} x {1, 2}
 // threads (docs/performance.md, "The quick start"). The recipe of whole 64^3
-// phantoms, 700 steps: every run measured so far (5 seeds in bf16 and in fp32
-// at 2 threads, and the first 1-thread runs) ended at >= 30.26 dB / 0.918,
-// which clears 29.5 dB / 0.905 by 0.76 dB and 0.013 SSIM.
-// Label slow: ~4.2 min with native bf16, ~7.8 min in fp32 (AVX-512 EPYC, 2 threads).
+// phantoms, 700 steps: all 25 runs of its sweep (5 seeds x {bf16, fp32} x
+// {1, 2} threads, and AVX2-only fp32 at 2 threads) ended at >= 30.26 dB /
+// 0.918, which clears 29.5 dB / 0.905 by 0.76 dB and 0.013 SSIM.
+// Label slow: ~4.2 min with native bf16, ~7.8 min in fp32 on an AVX-512 EPYC,
+// ~12.7 min on the AVX2-only path (2 threads).
 #include <gtest/gtest.h>
 
 #include <filesystem>

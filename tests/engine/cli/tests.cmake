@@ -8,7 +8,7 @@ medsynth_add_test(NAME cli_quickstart_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/quickstart_test.cpp
   LIBS medsynth_engine nlohmann_json::nlohmann_json
   LABELS slow
-  TIMEOUT 2700  # ~4.2 min with native bf16, ~7.8 min in fp32 on an AVX-512 EPYC; AVX2-only CPUs are slower
+  TIMEOUT 2700  # ~4.2 min with native bf16, ~7.8 min in fp32 on an AVX-512 EPYC, ~12.7 min AVX2-only
   PROCESSORS 2)
 add_dependencies(cli_quickstart_test medsynth-engine)
 target_compile_definitions(cli_quickstart_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
