@@ -60,13 +60,35 @@ if(NOT Torch_FOUND)
 endif()
 message(STATUS "LibTorch ${Torch_VERSION} from ${Torch_DIR}")
 
+# libstdc++ ahead of LibTorch. PyTorch 2.11's wheel exports a copy of 64
+# std::filesystem functions from libtorch.so (and directory iterators from
+# libtorch_cpu.so): RHEL devtoolset 13's libstdc++_nonshared, linked into it
+# and left visible. Its remove_all calls recursive_directory_iterator::__erase
+# through a weak reference that a C++ runtime older than GCC 13's leaves
+# null: remove_all of any non-empty folder died of SIGSEGV at address 0 (the
+# five cuda tests' TempDir teardown on the GPU nodes; import-maisi and
+# export-dicom too). A reference binds to the first library that defines the
+# symbol, at link time (which library records it) and at run time (DT_NEEDED
+# order), and the compiler driver names libstdc++ last. So libstdc++ is named
+# twice more: before the objects (the first library needed, for the dynamic
+# linker) and just before LibTorch's libraries (so that a static libstdc++
+# also defines, before libtorch.so does, what the objects and our archives
+# use). docs/performance.md, "The five crashes";
+# tests/engine/core/torch_linkage_test.cpp. Our own code removes folders
+# with core/remove_tree.hpp, which uses no C++ runtime function at all.
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang" AND NOT APPLE)
+  set(_medsynth_libstdcxx_options "LINKER:--push-state,--no-as-needed" "-lstdc++" "LINKER:--pop-state")
+  set(_medsynth_libstdcxx_first "-Wl,--push-state,--no-as-needed" stdc++ "-Wl,--pop-state")
+endif()
+
 # medsynth::torch - LibTorch as our targets use it. A wheel-based LibTorch
 # resolves its CUDA runtime (cudart, NCCL, cuDNN ...) from the nvidia/*/lib
 # folders beside torch/; they must be seen by the linker (-rpath-link) and come
 # first at run time (-rpath), before any older copy in /usr/local/cuda.
 add_library(medsynth_torch INTERFACE)
 add_library(medsynth::torch ALIAS medsynth_torch)
-target_link_libraries(medsynth_torch INTERFACE ${TORCH_LIBRARIES})
+target_link_libraries(medsynth_torch INTERFACE ${_medsynth_libstdcxx_first} ${TORCH_LIBRARIES})
+target_link_options(medsynth_torch INTERFACE ${_medsynth_libstdcxx_options})
 target_compile_options(medsynth_torch INTERFACE ${TORCH_CXX_FLAGS})
 file(GLOB _medsynth_nvidia_dirs LIST_DIRECTORIES true "${TORCH_INSTALL_PREFIX}/../nvidia/*/lib")
 foreach(_dir IN LISTS _medsynth_nvidia_dirs)

@@ -21,6 +21,7 @@
 #include "train/state_dict_loading.hpp"
 #include "state/tensor_file.hpp"
 #include "train/torch_archive.hpp"
+#include "core/remove_tree.hpp"
 
 namespace fs = std::filesystem;
 
@@ -157,7 +158,7 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
   // Written under a temporary name and renamed: a failed import leaves no half run.
   const fs::path final_dir = fs::absolute(o.out);
   const fs::path tmp = final_dir.parent_path() / ("." + final_dir.filename().string() + ".importing");
-  fs::remove_all(tmp);
+  remove_tree(tmp);
   fs::create_directories(tmp / "autoencoder" / "checkpoints");
   fs::create_directories(tmp / "diffusion" / "checkpoints");
   write_tensor_file((tmp / "autoencoder" / "checkpoints" / "last.safetensors").string(),

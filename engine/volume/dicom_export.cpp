@@ -19,6 +19,7 @@
 
 #include "core/error.hpp"
 #include "volume/itk_volume_io.hpp"
+#include "core/remove_tree.hpp"
 
 namespace medsynth {
 namespace {
@@ -309,7 +310,7 @@ void write_dicom_series(const Volume& volume, const DicomExportOptions& options,
     }
   } catch (...) {
     std::error_code ignored;
-    fs::remove_all(temp, ignored);
+    remove_tree(temp, ignored);
     throw;
   }
   fsync_or_throw(dir.has_parent_path() ? dir.parent_path() : fs::path("."), O_RDONLY | O_DIRECTORY);

@@ -32,6 +32,7 @@
 #include "models/resnet3d.hpp"
 #include "train/survival_metrics.hpp"
 #include "volume/volume_io.hpp"
+#include "core/remove_tree.hpp"
 
 using namespace medsynth;
 using Clock = std::chrono::steady_clock;
@@ -160,7 +161,7 @@ void cache_table(int runs, int volumes, int edge) {
     std::printf("%-24s %10d %10.3f %12.1f %14.2f %10zu\n", mode.name, samples, epoch, per_sample * 1e3, base_per_sample / per_sample,
                 data.loads());
   }
-  fs::remove_all(dir);
+  remove_tree(dir);
 }
 
 }  // namespace

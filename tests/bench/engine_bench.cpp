@@ -31,6 +31,7 @@
 #include "train/autocast_scope.hpp"
 #include "train/losses.hpp"
 #include "volume/volume_io.hpp"
+#include "core/remove_tree.hpp"
 
 using namespace medsynth;
 using Clock = std::chrono::steady_clock;
@@ -143,7 +144,7 @@ void bench_loader(int runs, int size, int files) {
       std::printf("  %-36s %12.3f %12.3g %14.3g\n", name, s.median, volume_voxels / s.median, volume_voxels / s.median);
     }
   }
-  fs::remove_all(dir);
+  remove_tree(dir);
 }
 
 // One line of JSON per model: parameter count and forward conv FLOPs of one

@@ -1,4 +1,5 @@
 #include "support/temp_dir.hpp"
+#include "core/remove_tree.hpp"
 
 #include <cstdlib>
 #include <fstream>
@@ -24,7 +25,7 @@ TempDir::TempDir(const std::string& tag) {
 TempDir::~TempDir() {
   if (std::getenv("MEDSYNTH_KEEP_TEST_DIRS")) return;
   std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
+  remove_tree(path_, ec);  // not std::filesystem::remove_all: core/remove_tree.hpp says why
 }
 
 void write_bytes(const std::filesystem::path& path, const std::string& bytes) {

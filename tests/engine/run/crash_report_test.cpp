@@ -14,12 +14,20 @@ namespace {
 // Not inlined, so that a real fault, not a raise(), is what the handler sees.
 [[gnu::noinline]] int read_through(volatile int* pointer) { return *pointer; }
 
+// A call to address 0, as PyTorch 2.11's remove_all made through its
+// unresolved weak reference on the GPU nodes.
+using Function = void (*)();
+Function volatile g_unresolved = nullptr;
+[[gnu::noinline]] void call_through_null() { g_unresolved(); }
+
 }  // namespace
 
 TEST(CrashReport, ASegmentationFaultPrintsTheSignalAndTheStackThenStillKillsTheProcess) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  // '.' spans lines in gtest's POSIX regular expressions: after the heading,
-  // at least one symbolised frame ("file(symbol+0x...)[0x...]").
+  // '.' spans lines in gtest's POSIX regular expressions: the faulting
+  // instruction as a frame ("file(symbol+0x...)[0x...]": the line that still
+  // says where when the unwinder cannot step past the signal frame), the
+  // address read (null), then at least one frame of the stack.
   EXPECT_EXIT(
       {
         install_crash_report();
@@ -27,7 +35,24 @@ TEST(CrashReport, ASegmentationFaultPrintsTheSignalAndTheStackThenStillKillsTheP
         read_through(nullptr);
       },
       ::testing::KilledBySignal(SIGSEGV),
-      "medsynth: fatal signal 11 \\(Segmentation fault\\), process [0-9]+; the stack, innermost first:\n.*\\(.*\\+0x[0-9a-f]+\\) ?\\[0x[0-9a-f]+\\]");
+      "medsynth: fatal signal 11 \\(Segmentation fault\\), process [0-9]+; at [^\n]*\\(.*\\+0x[0-9a-f]+\\) ?\\[0x[0-9a-f]+\\]\n"
+      "medsynth: fault address 0x0; the stack, innermost first:\n.*\\(.*\\+0x[0-9a-f]+\\) ?\\[0x[0-9a-f]+\\]");
+}
+
+// The unwinder cannot step past a frame at address 0, so the stack ends at
+// the handler: the report names the call's caller instead (here
+// call_through_null, in this test program: "file(+0x...)" or "file(symbol+0x...)").
+TEST(CrashReport, ACallToAddressZeroNamesTheCaller) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        install_crash_report();
+        call_through_null();
+      },
+      ::testing::KilledBySignal(SIGSEGV),
+      "; at address 0: a call through a null function pointer or an unresolved weak symbol\n"
+      "medsynth: called from [^\n]*crash_report_test\\(.*\\+0x[0-9a-f]+\\) ?\\[0x[0-9a-f]+\\]\n"
+      "medsynth: fault address 0x0; the stack");
 }
 
 TEST(CrashReport, AnAbortIsReportedAndStillEndsInSigabrt) {

@@ -20,6 +20,7 @@
 #include "support/temp_dir.hpp"
 #include "volume/volume_file_check.hpp"
 #include "volume/volume_io.hpp"
+#include "core/remove_tree.hpp"
 
 namespace medsynth {
 namespace {
@@ -244,10 +245,10 @@ TEST(NibabelData, ReadsTwoSiemensMrSlicesAsOneSeries) {
   try {
     v = read_volume(folder.string());
   } catch (...) {
-    fs::remove_all(folder);
+    remove_tree(folder);
     throw;
   }
-  fs::remove_all(folder);
+  remove_tree(folder);
   EXPECT_EQ(v.size[0], 256u);
   EXPECT_EQ(v.size[1], 256u);
   EXPECT_EQ(v.size[2], 2u);
