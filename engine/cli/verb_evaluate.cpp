@@ -101,6 +101,9 @@ int run_evaluate(EvaluateArguments& a) {
     const JobSpec job = load_job_file((fs::path(a.generated) / "job.yaml").string());
     o.encoder = latent_mean_encoder(job, ae_checkpoint.string(), c10::Device(c10::kCPU));
   }
+  if (o.trust_torchscript && !o.feature_network.empty())
+    std::cerr << "medsynth-engine evaluate: warning: --trust-torchscript: if " << o.feature_network
+              << " is TorchScript it will be loaded, and a TorchScript file is a program: it runs its author's code with your permissions\n";
   const EvaluationReport report = evaluate_volumes(o);
   if (!rank0) return 0;
   const std::string text = write_evaluation_files(report, o, out);
@@ -118,7 +121,10 @@ Action add_evaluate_verb(CLI::App& app) {
   auto* cmd = app.add_subcommand("evaluate", "Judge generated volumes against a reference set: FID (2.5D/3D), MS-SSIM, MMD, HU checks");
   cmd->add_option("generated", a->generated, "A run directory (its output/ volumes), or a folder or CSV of volumes")->required();
   cmd->add_option("--reference", a->reference, "A folder or CSV of reference volumes, or 'phantoms' (the run's training phantoms)")->required();
-  cmd->add_option("--features", a->options.feature_network, "TorchScript feature network for FID (e.g. RadImageNet ResNet-50 for 2.5d, MedicalNet for 3d)");
+  cmd->add_option("--features", a->options.feature_network,
+                  "Feature network for FID: MedicalNet (3d) or RadImageNet (2.5d) weights as released (.pth/.pt)");
+  cmd->add_flag("--trust-torchscript", a->options.trust_torchscript,
+                "Also load --features as TorchScript: a program that runs with your permissions when loaded; only for a file you made or trust");
   cmd->add_option("--feature-mode", a->options.feature_mode, "2.5d: slices of the three planes (NV-Generate's protocol); 3d: whole volumes")->capture_default_str();
   cmd->add_option("--center-slices-ratio", a->options.center_slices_ratio, "2.5d: use the middle share of each axis")->capture_default_str();
   cmd->add_option("--every-k-slices", a->options.every_k_slices, "2.5d: every k-th slice")->capture_default_str();

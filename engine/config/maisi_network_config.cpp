@@ -3,10 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
 
+#include "core/bounded_json.hpp"
 #include "core/error.hpp"
 
 namespace medsynth {
@@ -64,8 +66,9 @@ class Section {
   }
 
  private:
-  // "@key" and "$@key" name a top-level value; other "$" expressions are Python.
-  Json resolve(const Json& v, const std::string& key, int depth = 0) const {
+  // "@key" and "$@key" name a top-level value; other "$" expressions are
+  // Python. `chain`: the references followed so far, to name a cycle.
+  Json resolve(const Json& v, const std::string& key, std::vector<std::string> chain = {}) const {
     if (!v.is_string()) return v;
     std::string s = v.get<std::string>();
     if (s.rfind("$@", 0) == 0) s = s.substr(1);
@@ -74,9 +77,17 @@ class Section {
       return v;
     }
     const std::string ref = s.substr(1);
-    if (depth > 8 || !root_.contains(ref)) fail(key, "refers to '@" + ref + "', which the file does not define");
-    return resolve(root_.at(ref), key, depth + 1);
+    std::string path;
+    for (const auto& c : chain) path += "@" + c + " -> ";
+    if (std::find(chain.begin(), chain.end(), ref) != chain.end())
+      fail(key, "refers to a cycle of references (" + path + "@" + ref + "); give the value");
+    if (chain.size() >= k_max_reference_chain)
+      fail(key, "follows more than " + std::to_string(k_max_reference_chain) + " references (" + path + "@" + ref + "); give the value");
+    if (!root_.contains(ref)) fail(key, "refers to '@" + ref + "', which the file does not define");
+    chain.push_back(ref);
+    return resolve(root_.at(ref), key, std::move(chain));
   }
+  static constexpr std::size_t k_max_reference_chain = 8;
 
   const Json& root_;
   std::string name_;
@@ -198,12 +209,7 @@ SchedulerOptions read_scheduler(Section s, const std::string& path) {
 MaisiNetworkConfig read_maisi_network_config(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw DataError(path, "cannot be opened (NV-Generate's configs/config_network_rflow.json or _ddpm.json)");
-  Json root;
-  try {
-    root = Json::parse(in);
-  } catch (const Json::exception& e) {
-    throw DataError(path, std::string("is not valid JSON: ") + e.what());
-  }
+  const Json root = parse_bounded_json(in, path);
   for (const char* key : {"autoencoder_def", "diffusion_unet_def", "noise_scheduler"})
     if (!root.contains(key) || !root[key].is_object()) throw DataError(path, std::string("has no '") + key + "' object");
   MaisiNetworkConfig c;

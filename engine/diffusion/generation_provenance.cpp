@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/bounded_json.hpp"
 
 namespace medsynth {
 
@@ -38,8 +39,13 @@ std::string provenance_json(const GenerationProvenance& p) {
 }
 
 std::optional<GenerationProvenance> parse_provenance(const std::string& text, const std::string& source) {
-  const auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("medsynth_provenance")) return std::nullopt;
+  nlohmann::json j;
+  try {
+    j = parse_bounded_json(text, source);
+  } catch (const DataError&) {
+    return std::nullopt;  // not provenance we wrote (too deep, or not JSON)
+  }
+  if (!j.is_object() || !j.contains("medsynth_provenance")) return std::nullopt;
   const auto& p = j.at("medsynth_provenance");
   GenerationProvenance out;
   try {

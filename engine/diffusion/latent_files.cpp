@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "run/run_directory.hpp"
 #include "state/tensor_file.hpp"
+#include "core/bounded_json.hpp"
 
 namespace fs = std::filesystem;
 
@@ -22,11 +23,7 @@ constexpr const char* suffix = "_emb.safetensors";
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw DataError(path, "cannot open (the latent's metadata is missing)");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw DataError(path, std::string("is not valid JSON: ") + e.what());
-  }
+  return parse_bounded_json(in, path);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "train/state_dict_loading.hpp"
 #include "state/tensor_file.hpp"
 #include "train/torch_archive.hpp"
+#include "core/bounded_json.hpp"
 #include "core/remove_tree.hpp"
 
 namespace fs = std::filesystem;
@@ -44,13 +45,9 @@ TensorFile checkpoint_of(torch::nn::Module& module, const std::string& task_modu
 nlohmann::json read_json_object(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw DataError(path, "cannot be opened");
-  try {
-    auto j = nlohmann::json::parse(in);
-    if (!j.is_object()) throw DataError(path, "is not a JSON object");
-    return j;
-  } catch (const nlohmann::json::exception& e) {
-    throw DataError(path, std::string("is not valid JSON: ") + e.what());
-  }
+  auto j = parse_bounded_json(in, path);
+  if (!j.is_object()) throw DataError(path, "is not a JSON object");
+  return j;
 }
 
 // The weights' paths: given, else environment_<model>.json's, else NV-Generate's file names.

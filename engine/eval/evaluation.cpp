@@ -123,8 +123,8 @@ at::Tensor feature_rows(std::size_t count, const std::function<at::Tensor(std::s
 }
 
 void add_fid_rows(EvaluationReport& r, const LoadedSet& gen, const LoadedSet& ref, const EvaluationOptions& o, const ParallelMap& map) {
-  const FeatureNetwork net(o.feature_network);
-  const std::string source = "features of " + o.feature_network;
+  const FeatureNetwork net(o.feature_network, o.trust_torchscript);
+  const std::string source = "features of " + o.feature_network + (net.is_torchscript() ? " (TorchScript, trusted)" : "");
   if (o.feature_mode == "3d") {
     const auto a = feature_rows(gen.scaled.size(), [&](std::size_t i) { return features_3d(net, gen.scaled[i]); }, map);
     const auto b = feature_rows(ref.scaled.size(), [&](std::size_t i) { return features_3d(net, ref.scaled[i]); }, map);

@@ -28,7 +28,8 @@ struct EvaluationOptions {
   // MS-SSIM: MONAI's defaults when the grid allows them, else the largest
   // window (11, 9, 7, 5, 3) and number of scales (5..2, MONAI's weights
   // renormalised) that fit; the report names what was used.
-  std::string feature_network;                       // TorchScript; empty: no FID
+  std::string feature_network;                       // weights (MedicalNet, RadImageNet) or TorchScript; empty: no FID
+  bool trust_torchscript = false;                    // load feature_network as TorchScript (a program) if it is not weights
   std::string feature_mode = "2.5d";                 // "2.5d" (slices of 3 planes) or "3d"
   double center_slices_ratio = 1.0;                  // 2.5d: the middle share of each axis
   int every_k_slices = 1;                            // 2.5d: every k-th slice

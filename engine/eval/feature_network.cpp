@@ -20,30 +20,44 @@ struct FeatureNetwork::Module {
   RadImageNetResNet resnet2d{nullptr};
 };
 
-FeatureNetwork::FeatureNetwork(const std::string& path) : path_(path), module_(std::make_unique<Module>()) {
+FeatureNetwork::FeatureNetwork(const std::string& path, bool trust_torchscript)
+    : path_(path), module_(std::make_unique<Module>()) {
   if (!std::filesystem::is_regular_file(path)) throw DataError(path, "feature network: no such file");
-  std::string script_error;
-  try {
-    module_->module = torch::jit::load(path, at::kCPU);
-    module_->module.eval();
-    return;
-  } catch (const std::exception& e) {
-    script_error = e.what();
-    script_error = script_error.substr(0, script_error.find('\n'));
-    script_error = script_error.substr(0, script_error.find(". "));  // LibTorch appends paragraphs of advice
-  }
-  // Not TorchScript: ResNet weights written by torch.save, 3D (MedicalNet) or
-  // 2D (RadImageNet) by the rank of conv1's kernel.
+  // Weights first, through the restricted reader: a torch.save file is data,
+  // and only the globals a state dict needs are let through.
   PickleValue root;
+  std::string weights_error;
   try {
     root = read_torch_file(path);
   } catch (const DataError& e) {
-    throw DataError(path, "feature network: neither TorchScript (" + script_error + ") nor torch.save weights (" + e.reason() + ")");
+    weights_error = e.reason();
   }
-  const auto weights = state_dict_of(root, path);
-  const auto conv1 = weights.find("conv1.weight");
-  if (conv1 != weights.end() && conv1->second.dim() == 4) module_->resnet2d = radimagenet_resnet_from_state_dict(weights, path);
-  else module_->resnet = resnet_from_state_dict(weights, path);
+  if (weights_error.empty()) {
+    // ResNet weights written by torch.save, 3D (MedicalNet) or 2D
+    // (RadImageNet) by the rank of conv1's kernel.
+    const auto weights = state_dict_of(root, path);
+    const auto conv1 = weights.find("conv1.weight");
+    if (conv1 != weights.end() && conv1->second.dim() == 4) module_->resnet2d = radimagenet_resnet_from_state_dict(weights, path);
+    else module_->resnet = resnet_from_state_dict(weights, path);
+    return;
+  }
+  // A TorchScript file is a program: loading it runs the code its author put
+  // in it, with the user's permissions (the audit's 1.4 KB "weights" wrote
+  // files of its choosing). Only on the user's explicit word.
+  if (!trust_torchscript)
+    throw DataError(path, "feature network: not weights the restricted reader accepts (" + weights_error +
+                              "). If it is TorchScript, it is a program that runs with your permissions when loaded: "
+                              "medsynth loads one only with --trust-torchscript");
+  try {
+    module_->module = torch::jit::load(path, at::kCPU);
+    module_->module.eval();
+    torchscript_ = true;
+  } catch (const std::exception& e) {
+    std::string script_error = e.what();
+    script_error = script_error.substr(0, script_error.find('\n'));
+    script_error = script_error.substr(0, script_error.find(". "));  // LibTorch appends paragraphs of advice
+    throw DataError(path, "feature network: neither torch.save weights (" + weights_error + ") nor TorchScript (" + script_error + ")");
+  }
 }
 
 FeatureNetwork::~FeatureNetwork() = default;

@@ -2,12 +2,14 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 
 #include "core/error.hpp"
 #include "volume/atomic_file.hpp"
+#include "volume/nifti_header_guard.hpp"
 
 namespace medsynth {
 namespace {
@@ -20,18 +22,43 @@ struct GzCloser {
 };
 using GzFile = std::unique_ptr<gzFile_s, GzCloser>;
 
-// The whole (decompressed) file: gzread reads plain files as they are.
-std::string read_all(const std::string& path, bool* compressed) {
+// Extensions end at vox_offset: a provenance is a few KB, and a header that
+// puts vox_offset further is not one we read (nor a gzip bomb's way in).
+constexpr std::size_t k_max_extension_bytes = 16u << 20;
+
+// The first `limit` (decompressed) bytes of the file, or all of it when it
+// is shorter: gzread reads plain files as they are. Reading stops at the
+// limit, so a .nii.gz that inflates without end costs at most `limit` bytes
+// (issue 37: a 2 MiB file ran regenerate to bad_alloc at 2.4 GB).
+std::string read_head(const std::string& path, std::size_t limit, bool* compressed) {
   GzFile in(gzopen(path.c_str(), "rb"));
   if (!in) throw DataError(path, "cannot open");
   *compressed = gzdirect(in.get()) == 0;
   std::string bytes;
   char buffer[1 << 16];
-  for (int n; (n = gzread(in.get(), buffer, sizeof buffer)) > 0;) bytes.append(buffer, static_cast<std::size_t>(n));
+  while (bytes.size() < limit) {
+    const auto want = static_cast<unsigned>(std::min<std::size_t>(sizeof buffer, limit - bytes.size()));
+    const int n = gzread(in.get(), buffer, want);
+    if (n <= 0) break;
+    bytes.append(buffer, static_cast<std::size_t>(n));
+  }
   int err = 0;
   gzerror(in.get(), &err);
   if (err != Z_OK && err != Z_STREAM_END) throw DataError(path, "damaged gzip data");
   return bytes;
+}
+
+// Where the voxel data starts, from the header alone.
+std::size_t vox_offset_of(const std::string& path) {
+  bool compressed = false;
+  const std::string header = read_head(path, k_header_bytes + 4, &compressed);
+  if (header.size() < k_header_bytes + 4) throw DataError(path, "not a little-endian NIfTI-1 file (shorter than its header)");
+  float offset = 0;
+  std::memcpy(&offset, header.data() + 108, 4);
+  if (!(offset >= 352.0f) || offset > static_cast<float>(k_max_extension_bytes))
+    throw DataError(path, "vox_offset " + std::to_string(offset) + " is outside 352.." + std::to_string(k_max_extension_bytes) +
+                              " (the header extensions medsynth reads)");
+  return static_cast<std::size_t>(offset);
 }
 
 std::int32_t int32_at(const std::string& b, std::size_t at) {
@@ -58,8 +85,13 @@ std::size_t checked_vox_offset(const std::string& b, const std::string& path) {
 }  // namespace
 
 void add_nifti_comment_extension(const std::string& path, const std::string& text) {
+  // The guard bounds the whole file first: what it inflates to is at most its
+  // header's declared data plus k_gzip_slack_bytes, under the read caps.
+  const NiftiHeaderInfo info = check_nifti_file(path, VolumeReadOptions{.reject_non_finite = false});
+  if (info.version != 1 || info.byte_swapped)
+    throw DataError(path, "not a little-endian NIfTI-1 file (medsynth adds extensions to the files it writes)");
   bool compressed = false;
-  const std::string b = read_all(path, &compressed);
+  const std::string b = read_head(path, info.vox_offset + info.data_bytes_found + k_gzip_slack_bytes, &compressed);
   const std::size_t offset = checked_vox_offset(b, path);
   // Existing extensions (if the extender flag is set) end at vox_offset; ours follows them.
   const bool had_extensions = b[348] != 0;
@@ -93,8 +125,9 @@ void add_nifti_comment_extension(const std::string& path, const std::string& tex
 }
 
 std::vector<std::string> read_nifti_comment_extensions(const std::string& path) {
+  // The extensions lie between the header and vox_offset: only those bytes are read.
   bool compressed = false;
-  const std::string b = read_all(path, &compressed);
+  const std::string b = read_head(path, vox_offset_of(path), &compressed);
   const std::size_t offset = checked_vox_offset(b, path);
   std::vector<std::string> texts;
   if (b[348] == 0) return texts;

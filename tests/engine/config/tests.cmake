@@ -8,6 +8,7 @@ medsynth_add_test(NAME medsynth_config_tests
     ${CMAKE_CURRENT_LIST_DIR}/job_validation_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/job_overrides_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/job_writer_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/maisi_network_config_test.cpp
   LIBS medsynth_config
   LABELS unit)
 # job_fields_test reads docs/job-file.md.

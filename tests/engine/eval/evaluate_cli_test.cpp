@@ -112,9 +112,12 @@ TEST(EvaluateCli, PrintsTheTableAndWritesJsonAndEventsWithFid3d) {
   const std::string net = write_feature_network(dir / "net3d.pt", true);
   const fs::path out = dir / "out";
   const auto r = test::run_process({test::engine_binary(), "evaluate", (dir / "generated").string(), "--reference", (dir / "reference").string(),
-                                    "--features", net, "--feature-mode", "3d", "--out", out.string()},
+                                    "--features", net, "--trust-torchscript", "--feature-mode", "3d", "--out", out.string()},
                                    dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: --trust-torchscript: if " + net + " is TorchScript it will be loaded, and a TorchScript file is a program"),
+            std::string::npos)
+      << r.err;
   for (const char* row : {"hu_w1", "outside_valid_hu_generated", "ms_ssim_diversity", "ms_ssim_fidelity", "mmd", "fid_3d"})
     EXPECT_NE(r.out.find(std::string("\n") + row + " "), std::string::npos) << row << " missing from:\n" << r.out;
   EXPECT_NE(r.out.find("4 generated vs 5 reference volumes on a 48x48x48 grid"), std::string::npos) << r.out;
@@ -137,6 +140,25 @@ TEST(EvaluateCli, PrintsTheTableAndWritesJsonAndEventsWithFid3d) {
   EXPECT_GE(metric_events, 9);
 }
 
+// A TorchScript file is a program: given as --features without
+// --trust-torchscript it is refused before it is loaded (issue 37: a 1.4 KB
+// "weights" file wrote files of its choosing when loaded and exited 0), with
+// an error that says why and how to load it anyway.
+TEST(EvaluateCli, TorchScriptFeaturesAreRefusedUnlessTrusted) {
+  test::TempDir dir("evaluate");
+  write_phantoms(dir / "generated", {1, 2});
+  write_phantoms(dir / "reference", {3, 4});
+  const std::string net = write_feature_network(dir / "net3d.pt", true);
+  const fs::path out = dir / "out";
+  const auto r = test::run_process({test::engine_binary(), "evaluate", (dir / "generated").string(), "--reference", (dir / "reference").string(),
+                                    "--features", net, "--feature-mode", "3d", "--out", out.string()},
+                                   dir.path().string());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("net3d.pt: feature network: not weights the restricted reader accepts"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("medsynth loads one only with --trust-torchscript"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out / "evaluation.json")) << "no report from a refused feature network";
+}
+
 // The numbers mean what they say: a set against itself has FID 0 and no HU
 // distance; the same set shifted by 100 HU is 100 HU away (Wasserstein-1),
 // with an unchanged out-of-range share and a larger FID than 0.
@@ -147,7 +169,7 @@ TEST(EvaluateCli, ASetAgainstItselfIsAtZeroAndAShiftOf100HuReads100) {
   const std::string net = write_feature_network(dir / "net2d.pt", false);
   auto evaluate = [&](const std::string& generated, const std::string& out) {
     const auto r = test::run_process({test::engine_binary(), "evaluate", (dir / generated).string(), "--reference", (dir / "reference").string(),
-                                      "--features", net, "--every-k-slices", "4", "--out", (dir / out).string()},
+                                      "--features", net, "--trust-torchscript", "--every-k-slices", "4", "--out", (dir / out).string()},
                                      dir.path().string());
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return metrics_of(dir / out);
@@ -199,8 +221,13 @@ TEST(EvaluateCli, ABadFeatureNetworkOrAnEmptyReferenceIsAClearError) {
                                       "--features", (dir / "not-a-net.pt").string()},
                                      dir.path().string());
   EXPECT_EQ(bad.exit_code, 3) << bad.err;
-  EXPECT_NE(bad.err.find("not-a-net.pt: feature network: neither TorchScript"), std::string::npos) << bad.err;
-  EXPECT_NE(bad.err.find("nor torch.save weights"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("not-a-net.pt: feature network: not weights the restricted reader accepts"), std::string::npos) << bad.err;
+  const auto trusted = test::run_process({test::engine_binary(), "evaluate", (dir / "generated").string(), "--reference",
+                                          (dir / "reference").string(), "--features", (dir / "not-a-net.pt").string(), "--trust-torchscript"},
+                                         dir.path().string());
+  EXPECT_EQ(trusted.exit_code, 3) << trusted.err;
+  EXPECT_NE(trusted.err.find("not-a-net.pt: feature network: neither torch.save weights"), std::string::npos) << trusted.err;
+  EXPECT_NE(trusted.err.find("nor TorchScript"), std::string::npos) << trusted.err;
   fs::create_directories(dir / "empty");
   const auto empty = test::run_process({test::engine_binary(), "evaluate", (dir / "generated").string(), "--reference", (dir / "empty").string()},
                                        dir.path().string());
@@ -255,7 +282,7 @@ TEST(EvaluateCli, TwoRanksComputeTheSameReportAsOneProcess) {
   const std::string net = write_feature_network(dir / "net3d.pt", true);
   auto argv = [&](const std::string& out) {
     return std::vector<std::string>{test::engine_binary(), "evaluate", (dir / "generated").string(), "--reference", (dir / "train").string(),
-                                    "--train", (dir / "train").string(), "--features", net, "--feature-mode", "3d", "--out", (dir / out).string()};
+                                    "--train", (dir / "train").string(), "--features", net, "--trust-torchscript", "--feature-mode", "3d", "--out", (dir / out).string()};
   };
   // One thread in every process: CPU reductions split by thread count, which
   // would differ in the last digits for reasons that have nothing to do with ranks.

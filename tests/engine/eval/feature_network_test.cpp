@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
+#include <torch/script.h>
 
 #include <filesystem>
 #include <fstream>
@@ -86,7 +87,7 @@ TEST(FeatureNetwork, AFileThatIsNeitherTorchScriptNorWeightsNamesBoth) {
   test::TempDir dir("feature-network");
   std::ofstream(dir / "notes.pth") << "not a network";
   try {
-    FeatureNetwork net((dir / "notes.pth").string());
+    FeatureNetwork net((dir / "notes.pth").string(), /*trust_torchscript=*/true);
     ADD_FAILURE() << "accepted";
   } catch (const DataError& e) {
     const std::string what = e.what();
@@ -94,6 +95,31 @@ TEST(FeatureNetwork, AFileThatIsNeitherTorchScriptNorWeightsNamesBoth) {
     EXPECT_NE(what.find("TorchScript"), std::string::npos) << what;
     EXPECT_NE(what.find("torch.save"), std::string::npos) << what;
   }
+}
+
+// A TorchScript file runs its author's code when loaded: without the user's
+// word it is refused before torch::jit::load sees it; with it, it loads and
+// says so. Today's code loaded every file as TorchScript first.
+TEST(FeatureNetwork, TorchScriptLoadsOnlyWhenTrusted) {
+  test::TempDir dir("feature-network-script");
+  torch::jit::Module m("FeatureNet");
+  m.define(R"(
+def forward(self, x):
+    return x.flatten(2).mean(2)
+)");
+  const std::string path = (dir / "script.pt").string();
+  m.save(path);
+  try {
+    FeatureNetwork refused(path);
+    ADD_FAILURE() << "TorchScript loaded without --trust-torchscript";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("--trust-torchscript"), std::string::npos) << e.what();
+  }
+  const FeatureNetwork trusted(path, /*trust_torchscript=*/true);
+  EXPECT_TRUE(trusted.is_torchscript());
+  EXPECT_EQ(trusted.features(at::ones({2, 3, 4, 4})).sizes(), (std::vector<std::int64_t>{2, 3}));
+  // The documented weights need no trust.
+  EXPECT_FALSE(FeatureNetwork((k_data / "medicalnet_resnet10.pth").string()).is_torchscript());
 }
 
 std::map<std::string, at::Tensor> resnet_names(int blocks) {

@@ -4,6 +4,9 @@
 // file that is not single-file NIfTI-1 is refused naming it.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <zlib.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -62,4 +65,68 @@ TEST(NiftiExtensionErrors, AFileThatIsNotSingleFileNifti1IsRefusedNamingIt) {
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
   }
+}
+
+namespace {
+
+// Peak resident memory of this process so far, in MiB.
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+// A small volume with a provenance comment, then `extra_mib` MiB of zeros
+// after its voxel data, all gzip-compressed: a few hundred KB on disk that
+// inflate to hundreds of MB (issue 37's gzip bomb through the provenance reader).
+std::string write_bomb(const fs::path& dir, int extra_mib) {
+  const std::string path = (dir / "bomb.nii.gz").string();
+  write_volume(ramp(), path);
+  add_nifti_comment_extension(path, R"({"medsynth_provenance":{"seed":1}})");
+  std::string raw;
+  {
+    gzFile in = gzopen(path.c_str(), "rb");
+    char buffer[1 << 16];
+    for (int n; (n = gzread(in, buffer, sizeof buffer)) > 0;) raw.append(buffer, static_cast<std::size_t>(n));
+    gzclose(in);
+  }
+  gzFile out = gzopen(path.c_str(), "wb1");
+  gzwrite(out, raw.data(), static_cast<unsigned>(raw.size()));
+  const std::string zeros(1 << 20, '\0');
+  for (int i = 0; i < extra_mib; ++i) gzwrite(out, zeros.data(), static_cast<unsigned>(zeros.size()));
+  gzclose(out);
+  return path;
+}
+
+}  // namespace
+
+// Reading the provenance reads the header and its extensions, never the
+// whole inflated file: a 256 MiB bomb leaves the peak memory where it was
+// (today's reader inflated all of it into one string first).
+TEST(NiftiExtensionErrors, AGzipBombCostsTheProvenanceReaderNothing) {
+  test::TempDir dir("nifti-ext-bomb");
+  const std::string path = write_bomb(dir.path(), 256);
+  ASSERT_LT(fs::file_size(path), 2u << 20) << "the bomb should be small on disk";
+  const double before = peak_rss_mib();
+  const auto texts = read_nifti_comment_extensions(path);
+  const double grown = peak_rss_mib() - before;
+  ASSERT_EQ(texts.size(), 1u);
+  EXPECT_EQ(texts[0], R"({"medsynth_provenance":{"seed":1}})");
+  EXPECT_LT(grown, 32.0) << "reading the provenance of a 256 MiB bomb raised the peak by " << grown << " MiB";
+}
+
+// Adding an extension rewrites the file, so it is read whole, but only after
+// the header guard: a file that inflates past its declared data (plus the
+// guard's slack) is refused naming it, before anything is allocated for it.
+TEST(NiftiExtensionErrors, AddingToAGzipBombIsRefusedByTheGuard) {
+  test::TempDir dir("nifti-ext-bomb");
+  const std::string path = write_bomb(dir.path(), 64);
+  const double before = peak_rss_mib();
+  try {
+    add_nifti_comment_extension(path, "more");
+    ADD_FAILURE() << "a file that inflates 64 MiB past its data was extended";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  EXPECT_LT(peak_rss_mib() - before, 32.0);
 }
