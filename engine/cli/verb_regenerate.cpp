@@ -42,8 +42,8 @@ int run_regenerate(const std::string& file, std::string out, int threads) {
   for (const auto& [path, recorded] : inputs) {
     if (!fs::is_regular_file(path))
       changed += "\n  " + path + ": missing";
-    else if (const std::string now = file_fnv1a64(path); now != recorded)
-      changed += "\n  " + path + ": changed since (FNV-1a " + now + ", recorded " + recorded + ")";
+    else if (file_fnv1a64(path) != recorded)  // named, never its hash: the provenance may name any file (issue 37)
+      changed += "\n  " + path + ": changed since";
   }
   if (!changed.empty()) throw RuntimeError(file + ": cannot be made again, its checkpoints are not the ones that made it:" + changed);
 
@@ -61,9 +61,31 @@ int run_regenerate(const std::string& file, std::string out, int threads) {
   o.label = p.label;
   o.controlnet_checkpoint = p.controlnet_checkpoint;
   o.controlnet_network_config = p.controlnet_network_config;
-  GeneratedImage image{out, p.seed, p.rank, 0};
-  fs::remove(out);
-  generate_image(job, o, image, p.world_size);
+  // Never over the volume being checked (a tampered file would be replaced
+  // and then "made again bit for bit"), and never at the cost of an existing
+  // --out: the copy is made aside, in --out's folder, and takes its name only
+  // once it exists. Nothing is deleted that this run did not make.
+  std::error_code same_error;
+  if (fs::exists(out) && fs::equivalent(out, file, same_error))
+    throw UsageError("--out: " + out + " is the volume being checked; name another file");
+  const fs::path final_path = out;
+  const fs::path aside = final_path.parent_path() / (".regenerating-" + std::to_string(::getpid()) + "-" + final_path.filename().string());
+  GeneratedImage image{aside.string(), p.seed, p.rank, 0};
+  const auto discard_aside = [&] {
+    std::error_code ignored;
+    fs::remove(aside, ignored);
+    const std::string a = aside.string();
+    fs::remove(a.substr(0, a.size() - std::string(".nii.gz").size()) + ".partial.nii.gz", ignored);  // generate_image's own aside
+    if (!p.label.empty()) fs::remove(paired_label_path(aside.string()), ignored);
+  };
+  try {
+    generate_image(job, o, image, p.world_size);
+    if (!p.label.empty()) fs::rename(paired_label_path(aside.string()), paired_label_path(out));
+    fs::rename(aside, final_path);
+  } catch (...) {
+    discard_aside();
+    throw;
+  }
   const GenerationProvenance again = provenance_of(out);
 
   const Volume a = read_volume(file), b = read_volume(out);
@@ -106,7 +128,7 @@ Action add_regenerate_verb(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("regenerate", "Make a generated volume again from its recorded provenance and compare bit for bit");
   cmd->add_option("file", a->file, "A volume written by generate (its header records what made it)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--out", a->out, "Where to write the new copy (default: a temporary file)");
+  cmd->add_option("--out", a->out, "Where to write the new copy (default: a temporary file); never the volume being checked");
   cmd->add_option("--threads", a->threads, "Intra-op threads (default: the recorded count, which bit-for-bit results need)");
   return [a] { return run_regenerate(a->file, a->out, a->threads); };
 }

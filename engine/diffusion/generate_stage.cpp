@@ -166,6 +166,12 @@ class ImageMaker {
     auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, p.seed, inputs_, device_, guidance_ ? &*guidance_ : nullptr);
     const TileBlending blending{job_.generate.decode_overlap, job_.generate.decode_blend == "gaussian"};
     auto image = decode_tiled(*ae_, z / scale_, job_.generate.decode_tile, blending);
+    // A NaN or infinite voxel is no image (our own reader refuses such a
+    // file): say so instead of writing it (issue 37: NaN weights imported,
+    // then an all-NaN volume written with exit 0).
+    if (const auto bad = (~image.isfinite()).sum().item<std::int64_t>(); bad > 0)
+      throw RuntimeError(p.path + ": not written: " + std::to_string(bad) + " of " + std::to_string(image.numel()) +
+                         " voxels came out NaN or infinite (non-finite weights or latents; check the checkpoints that made it)");
     GenerationProvenance provenance = provenance_;
     provenance.seed = p.seed;
     provenance.rank = p.rank;

@@ -1,6 +1,9 @@
 #include "diffusion/generation_provenance.hpp"
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -54,13 +57,26 @@ std::optional<GenerationProvenance> parse_provenance(const std::string& text, co
     out.unet_checkpoint_hash = p.at("unet_checkpoint_fnv1a64");
     out.autoencoder_checkpoint = p.at("autoencoder_checkpoint");
     out.autoencoder_checkpoint_hash = p.at("autoencoder_checkpoint_fnv1a64");
-    out.scale_factor = p.at("scale_factor");
+    // A provenance is a stranger's text once the file travels: every number
+    // is checked before it drives anything (issue 37: threads -1 or 1e300
+    // gave a backtrace, 512 spawned 512 threads).
+    const auto integer = [&](const char* key, std::int64_t lo, std::int64_t hi) {
+      const auto& v = p.at(key);
+      if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
+        throw DataError(source, std::string("medsynth provenance: ") + key + " is " + v.dump() + "; expected an integer in " +
+                                    std::to_string(lo) + ".." + std::to_string(hi));
+      return v.get<std::int64_t>();
+    };
+    const auto& scale = p.at("scale_factor");
+    if (!scale.is_number() || !(scale.get<double>() > 0) || !std::isfinite(scale.get<double>()))
+      throw DataError(source, "medsynth provenance: scale_factor is " + scale.dump() + "; expected a finite number > 0");
+    out.scale_factor = scale.get<double>();
     out.scheduler = p.at("scheduler");
-    out.num_inference_steps = p.at("num_inference_steps");
-    out.seed = p.at("seed");
-    out.rank = p.at("rank");
-    out.world_size = p.at("world_size");
-    out.threads = p.at("threads");
+    out.num_inference_steps = static_cast<int>(integer("num_inference_steps", 1, 100000));
+    out.seed = integer("seed", std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
+    out.rank = static_cast<int>(integer("rank", 0, 65535));
+    out.world_size = static_cast<int>(integer("world_size", 1, 65536));
+    out.threads = static_cast<int>(integer("threads", 1, k_max_provenance_threads));
     out.device = p.at("device");
     out.job_config_hash = p.at("job_config_hash");
     out.job_yaml = p.at("job");

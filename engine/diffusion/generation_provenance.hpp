@@ -32,6 +32,10 @@ struct GenerationProvenance {
 
 std::string provenance_json(const GenerationProvenance& p);
 // nullopt when `text` is not a medsynth provenance; DataError(source, ...) when it is one with a missing or mistyped field.
+// Its threads are at most this many (a thread pool of the recorded size is built).
+inline constexpr int k_max_provenance_threads = 1024;
+// nullopt: not a medsynth provenance. DataError naming `source` for one whose
+// fields are missing, of the wrong type or out of range.
 std::optional<GenerationProvenance> parse_provenance(const std::string& text, const std::string& source);
 
 // FNV-1a 64 of a file's bytes as 16 hex digits. DataError naming the file when it cannot be read.

@@ -98,6 +98,22 @@ void apply_infer_config(const std::string& path, JobSpec& job) {
   }
 }
 
+// A weight that is NaN or infinite makes every image NaN (the audit's all-NaN
+// weights imported with exit 0 and generated an all-NaN volume): refused
+// here, naming the tensor.
+void refuse_non_finite(torch::nn::Module& network, const std::string& file) {
+  for (const auto& p : network.named_parameters(/*recurse=*/true))
+    if (!p.value().isfinite().all().item<bool>())
+      throw DataError(file, "weight '" + p.key() + "' holds NaN or infinite values; no network can use it");
+  for (const auto& b : network.named_buffers(/*recurse=*/true))
+    if (b.value().is_floating_point() && !b.value().isfinite().all().item<bool>())
+      throw DataError(file, "buffer '" + b.key() + "' holds NaN or infinite values; no network can use it");
+}
+
+void write_imported_run(const fs::path& tmp, const JobSpec& job, const MaisiNetworkConfig& config,
+                        const WeightFiles& files, const std::string& network, AutoencoderKLImpl& autoencoder,
+                        DiffusionModelUNetImpl& unet, MaisiImportResult& result);
+
 JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& config) {
   JobSpec job;
   job.name = "maisi-" + o.model;
@@ -140,10 +156,12 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
 
   AutoencoderKL autoencoder(job.model.autoencoder);
   load_state_dict_strict(*autoencoder, state_dict_of(read_torch_file(files.autoencoder), files.autoencoder), files.autoencoder);
+  refuse_non_finite(*autoencoder, files.autoencoder);
   auto unet_options = job.model.diffusion_unet;
   DiffusionModelUNet unet(unet_options);
   const PickleValue diffusion_file = read_torch_file(files.diffusion);
   load_state_dict_strict(*unet, state_dict_of(diffusion_file, files.diffusion), files.diffusion);
+  refuse_non_finite(*unet, files.diffusion);
   const auto extras = scalar_extras_of(diffusion_file);
   const auto scale = extras.find("scale_factor");
   if (scale == extras.end() || !(scale->second > 0) || !std::isfinite(scale->second))
@@ -156,14 +174,33 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
   const fs::path final_dir = fs::absolute(o.out);
   const fs::path tmp = final_dir.parent_path() / ("." + final_dir.filename().string() + ".importing");
   remove_tree(tmp);
+  try {
+    write_imported_run(tmp, job, config, files, network, *autoencoder, *unet, result);
+    fs::rename(tmp, final_dir);
+  } catch (...) {
+    // Real MAISI weights are gigabytes: a failed import takes its folder with it.
+    std::error_code ignored;
+    remove_tree(tmp, ignored);
+    throw;
+  }
+  result.run_dir = final_dir.string();
+  return result;
+}
+
+namespace {
+
+void write_imported_run(const fs::path& tmp, const JobSpec& job, const MaisiNetworkConfig& config,
+                        const WeightFiles& files, const std::string& network, AutoencoderKLImpl& autoencoder,
+                        DiffusionModelUNetImpl& unet, MaisiImportResult& result) {
   fs::create_directories(tmp / "autoencoder" / "checkpoints");
   fs::create_directories(tmp / "diffusion" / "checkpoints");
   write_tensor_file((tmp / "autoencoder" / "checkpoints" / "last.safetensors").string(),
-                    checkpoint_of(*autoencoder, "autoencoder", files.autoencoder));
-  write_tensor_file((tmp / "diffusion" / "checkpoints" / "last.safetensors").string(), checkpoint_of(*unet, "unet", files.diffusion));
+                    checkpoint_of(autoencoder, "autoencoder", files.autoencoder));
+  write_tensor_file((tmp / "diffusion" / "checkpoints" / "last.safetensors").string(), checkpoint_of(unet, "unet", files.diffusion));
   if (!files.controlnet.empty() && config.controlnet) {
     ControlNetMaisi controlnet(*config.controlnet);
     load_state_dict_strict(*controlnet, state_dict_of(read_torch_file(files.controlnet), files.controlnet), files.controlnet);
+    refuse_non_finite(*controlnet, files.controlnet);
     fs::create_directories(tmp / "controlnet" / "checkpoints");
     // generate --label rebuilds the ControlNet from the config it was imported with.
     fs::copy_file(network, tmp / "controlnet" / "config_network.json");
@@ -175,9 +212,8 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
   fs::create_directories(tmp / "embedding");
   write_scale_factor((tmp / "embedding").string(), result.scale_factor, 1.0 / result.scale_factor);
   write_text_file_atomic((tmp / "job.yaml").string(), job_to_yaml(job));
-  fs::rename(tmp, final_dir);
-  result.run_dir = final_dir.string();
-  return result;
 }
+
+}  // namespace
 
 }  // namespace medsynth

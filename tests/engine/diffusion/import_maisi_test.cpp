@@ -207,6 +207,76 @@ TEST(ImportMaisi, TruncatedOrHostileWeightsAreDataErrorsNamingTheFile) {
   EXPECT_NE(why.find("os.system"), std::string::npos) << why;
 }
 
+// Overwrites the first 4 bytes of tensor storage `entry` (e.g.
+// "autoencoder_v1/data/0") inside a torch.save zip with a float32 NaN. The
+// zip stores tensors uncompressed, so the file stays readable.
+void plant_nan(const fs::path& pt, const std::string& entry) {
+  std::string bytes = read_text(pt);
+  const auto name = bytes.find(entry);
+  ASSERT_NE(name, std::string::npos) << entry << " in " << pt;
+  const std::size_t header = name - 30;  // the local file header precedes its name
+  std::uint16_t name_length = 0, extra_length = 0;
+  std::memcpy(&name_length, bytes.data() + header + 26, 2);
+  std::memcpy(&extra_length, bytes.data() + header + 28, 2);
+  const std::size_t data = header + 30 + name_length + extra_length;
+  const float nan = std::nanf("");
+  std::memcpy(bytes.data() + data, &nan, 4);
+  std::ofstream(pt, std::ios::binary) << bytes;
+}
+
+// Issue 37: all-NaN weights imported with exit 0, and generate then wrote an
+// all-NaN volume. One NaN is refused, naming the file and the tensor, and
+// nothing is left behind (no run, no hidden .importing folder).
+TEST(ImportMaisi, NonFiniteWeightsAreRefusedNamingTheTensor) {
+  test::TempDir dir("import-maisi-nan");
+  const fs::path folder = copy_folder(dir);
+  plant_nan(folder / "models" / "autoencoder_v1.pt", "autoencoder_v1/data/0");
+  MaisiImportOptions o;
+  o.folder = folder.string();
+  o.out = (dir / "run").string();
+  const std::string why = import_error(o);
+  EXPECT_NE(why.find("autoencoder_v1.pt: weight '"), std::string::npos) << why;
+  EXPECT_NE(why.find("holds NaN or infinite values"), std::string::npos) << why;
+  EXPECT_FALSE(fs::exists(dir / ".run.importing"));
+}
+
+// Issue 37: a failed import left its hidden `.NAME.importing` folder behind
+// (gigabytes with real MAISI weights). A ControlNet file that fails after
+// the other two networks were written takes the folder with it.
+TEST(ImportMaisi, AFailedImportLeavesNoImportingFolder) {
+  test::TempDir dir("import-maisi-leftover");
+  const fs::path folder = copy_folder(dir);
+  const fs::path controlnet = folder / "models" / "controlnet_3d_rflow-ct.pt";
+  fs::resize_file(controlnet, fs::file_size(controlnet) / 2);
+  MaisiImportOptions o;
+  o.folder = folder.string();
+  o.out = (dir / "run").string();
+  const std::string why = import_error(o);
+  EXPECT_NE(why.find("controlnet_3d_rflow-ct.pt"), std::string::npos) << why;
+  EXPECT_FALSE(fs::exists(dir / ".run.importing")) << "the half-written import was left behind";
+}
+
+// Issue 37: a non-finite image is an error, not a file. The imported run's
+// UNet checkpoint gets a NaN weight after the import (as a corrupted or
+// tampered checkpoint would): generate says so and writes nothing.
+TEST(ImportMaisi, ANonFiniteGeneratedImageIsAnErrorNotAFile) {
+  test::TempDir dir("import-maisi-nan-image");
+  MaisiImportOptions o;
+  o.folder = (k_data / "maisi_folder").string();
+  o.out = (dir / "run").string();
+  import_maisi(o);
+  const std::string checkpoint = (dir / "run" / "diffusion" / "checkpoints" / "last.safetensors").string();
+  TensorFile file = read_tensor_file(checkpoint);
+  for (auto& [name, tensor] : file.tensors)
+    if (tensor.is_floating_point()) tensor = at::full_like(tensor, std::nan(""));
+  write_tensor_file(checkpoint, file);
+  const auto r = test::run_process({test::engine_binary(), "generate", (dir / "run").string(), "--base-seed", "7", "--num-images", "1"},
+                                   dir.path().string());
+  EXPECT_NE(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.err.find("voxels came out NaN or infinite"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "run" / "output" / "image_seed7_rank0.nii.gz"));
+}
+
 TEST(ImportMaisi, AnExistingRunDirectoryIsNeverOverwritten) {
   test::TempDir dir("import-maisi-exists");
   fs::create_directories(dir / "run");

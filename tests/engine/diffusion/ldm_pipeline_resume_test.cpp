@@ -125,6 +125,28 @@ TEST(LdmPipelineResume, AGeneratedFileCarriesItsProvenanceAndIsRegeneratedBitFor
   EXPECT_NE(same.out.find("made again bit for bit"), std::string::npos) << same.out;
   EXPECT_EQ(read_volume(image).voxels, read_volume(again).voxels);
 
+  // Issue 37: regenerate never loses a file. Over the volume being checked it
+  // is refused (a tampered file would be replaced, then "made again bit for
+  // bit"); an existing --out survives a regeneration that fails (the copy is
+  // made aside and renamed at the end), and nothing half-made stays.
+  const std::string image_bytes = test::read_bytes(image);
+  auto self = test::run_process({test::engine_binary(), "regenerate", image, "--out", image}, dir.path().string());
+  EXPECT_EQ(self.exit_code, 2) << self.err;
+  EXPECT_NE(self.err.find("is the volume being checked"), std::string::npos) << self.err;
+  EXPECT_EQ(test::read_bytes(image), image_bytes) << "the checked volume was rewritten";
+  auto tampered_provenance = nlohmann::json::parse(texts[0]);
+  tampered_provenance["medsynth_provenance"]["scale_factor"] = 0.0;  // decodes to NaN
+  const std::string tampered = (dir / "tampered.nii.gz").string();
+  write_volume(read_volume(image), tampered);
+  add_nifti_comment_extension(tampered, tampered_provenance.dump());
+  const std::string keep = (dir / "keep.nii.gz").string();
+  test::write_bytes(keep, "a file the user wants");
+  auto failed = test::run_process({test::engine_binary(), "regenerate", tampered, "--out", keep}, dir.path().string());
+  EXPECT_NE(failed.exit_code, 0) << failed.out;
+  EXPECT_EQ(test::read_bytes(keep), "a file the user wants") << "a failed regeneration cost the user their --out file";
+  for (const auto& entry : fs::directory_iterator(dir.path()))
+    EXPECT_EQ(entry.path().filename().string().find(".regenerating-"), std::string::npos) << entry.path();
+
   // The diffusion checkpoint replaced: refused, naming it, nothing generated.
   fs::copy_file(run / "autoencoder" / "checkpoints" / "last.safetensors", run / "diffusion" / "checkpoints" / "last.safetensors",
                 fs::copy_options::overwrite_existing);

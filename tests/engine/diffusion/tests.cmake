@@ -40,3 +40,8 @@ medsynth_add_test(NAME diffusion_import_maisi_test
   LABELS unit)
 add_dependencies(diffusion_import_maisi_test medsynth-engine)
 target_compile_definitions(diffusion_import_maisi_test PRIVATE MEDSYNTH_DIFFUSION_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+# The provenance reader (torch-free, as the console links it).
+medsynth_add_test(NAME generation_provenance_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/generation_provenance_test.cpp
+  LIBS medsynth_provenance nlohmann_json::nlohmann_json
+  LABELS unit)

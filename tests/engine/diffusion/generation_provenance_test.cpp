@@ -1,0 +1,72 @@
+// A generated volume's provenance is read back as a stranger's text (issue
+// 37): every field comes back from what provenance_json wrote, and a number
+// out of its range is refused naming the field (threads -1 and 1e300 gave a
+// backtrace in regenerate, 512 spawned 512 threads); JSON nested beyond the
+// depth limit is not a provenance.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/error.hpp"
+#include "diffusion/generation_provenance.hpp"
+
+namespace medsynth {
+namespace {
+
+GenerationProvenance sample() {
+  GenerationProvenance p;
+  p.engine_version = "0.1.0";
+  p.unet_checkpoint = "/runs/a/diffusion/checkpoints/last.safetensors";
+  p.unet_checkpoint_hash = "0123456789abcdef";
+  p.autoencoder_checkpoint = "/runs/a/autoencoder/checkpoints/last.safetensors";
+  p.autoencoder_checkpoint_hash = "fedcba9876543210";
+  p.scale_factor = 0.87;
+  p.scheduler = "rflow";
+  p.num_inference_steps = 30;
+  p.seed = 43;
+  p.rank = 1;
+  p.world_size = 2;
+  p.threads = 2;
+  p.device = "cpu";
+  p.job_config_hash = "abc";
+  p.job_yaml = "name: x\n";
+  return p;
+}
+
+std::string with(const std::string& key, const nlohmann::json& value) {
+  auto j = nlohmann::json::parse(provenance_json(sample()));
+  j["medsynth_provenance"][key] = value;
+  return j.dump();
+}
+
+TEST(GenerationProvenance, WhatIsWrittenIsReadBack) {
+  const auto back = parse_provenance(provenance_json(sample()), "v.nii.gz");
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->threads, 2);
+  EXPECT_EQ(back->seed, 43);
+  EXPECT_EQ(back->world_size, 2);
+  EXPECT_DOUBLE_EQ(back->scale_factor, 0.87);
+  EXPECT_EQ(back->unet_checkpoint, sample().unet_checkpoint);
+}
+
+TEST(GenerationProvenance, ANumberOutOfItsRangeIsRefusedNamingTheField) {
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"threads", -1}, {"threads", 1e300}, {"threads", 5000}, {"threads", "2"}, {"world_size", 0},
+           {"num_inference_steps", 0}, {"rank", -3}, {"scale_factor", 0.0}, {"scale_factor", -1.0}}) {
+    try {
+      parse_provenance(with(key, value), "v.nii.gz");
+      ADD_FAILURE() << key << " = " << value.dump() << " was accepted";
+    } catch (const DataError& e) {
+      EXPECT_NE(std::string(e.what()).find("v.nii.gz: medsynth provenance: " + key + " is"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(GenerationProvenance, JsonNestedBeyondTheLimitIsNotAProvenance) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_FALSE(parse_provenance(deep, "v.nii.gz").has_value());
+}
+
+}  // namespace
+}  // namespace medsynth
