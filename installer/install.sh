@@ -56,11 +56,21 @@ fi
 # and enables a service when its package is installed). invoke-rc.d and
 # deb-systemd-invoke ask /usr/sbin/policy-rc.d first: exit 101 = "do not
 # start, stop or restart". It is only created when absent, and removed after;
-# a running service is never touched, an enabled one stays enabled.
-policy_rc=/usr/sbin/policy-rc.d
+# a running service is never touched, an enabled one stays enabled. The file
+# says "no" only while this installer's process lives, so an installer killed
+# with SIGKILL (no trap runs) leaves a file that says "yes", not a machine
+# whose services never start again; the next run removes it
+# (installer/policy_rc.sh).
+policy_rc="${MEDSYNTH_POLICY_RC:-/usr/sbin/policy-rc.d}"
+# shellcheck source=policy_rc.sh
+source "$here/policy_rc.sh"
 created_policy_rc=0
-remove_policy_rc() { if [ "$created_policy_rc" = 1 ]; then as_root rm -f "$policy_rc"; fi; }
+remove_policy_rc() { if [ "$created_policy_rc" = 1 ]; then as_root rm -f "$policy_rc"; created_policy_rc=0; fi; }
 trap remove_policy_rc EXIT
+trap 'remove_policy_rc; exit 130' INT
+trap 'remove_policy_rc; exit 143' TERM
+trap 'remove_policy_rc; exit 129' HUP
+remove_stale_policy_rc "$policy_rc"
 
 install_debian_packages() {
   mapfile -t wanted < <(sed -e 's/#.*//' -e '/^\s*$/d' "${lists[@]}" | sort -u)
@@ -74,15 +84,13 @@ install_debian_packages() {
   fi
   log "Debian packages ($profile): installing ${#missing[@]} (${missing[*]})"
   if [ ! -e "$policy_rc" ]; then
-    printf '#!/bin/sh\n# medsynth installer: no service starts during its package install (removed after).\nexit 101\n' |
-      as_root tee "$policy_rc" >/dev/null
+    policy_rc_text $$ | as_root tee "$policy_rc" >/dev/null
     as_root chmod 755 "$policy_rc"
     created_policy_rc=1
   fi
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
   remove_policy_rc
-  created_policy_rc=0
 }
 
 install_libtorch() {

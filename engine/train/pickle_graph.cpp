@@ -1,7 +1,8 @@
 // The arena of a running pickle, and its conversion into a PickleValue tree.
 // The conversion is where a hostile graph is bounded: cycles and deep nesting
-// stop at PickleLimits::max_depth, and a small graph that shares one list many
-// times over cannot expand past PickleLimits::max_values.
+// stop at PickleLimits::max_depth, and a small graph that shares one list or
+// one string many times over cannot expand past PickleLimits::max_values or
+// PickleLimits::max_expanded_bytes.
 #include "train/pickle_graph.hpp"
 
 #include <ATen/ATen.h>
@@ -32,6 +33,10 @@ class TreeBuilder {
     if (++count_ > g_.limits.max_values)
       g_.fail("pickle expands to more than " + std::to_string(g_.limits.max_values) + " values");
     const Node& n = g_.at(index);
+    bytes_ += sizeof(PickleValue) + n.text.size() + n.items.size() * sizeof(PickleValue);
+    if (bytes_ > g_.limits.max_expanded_bytes)
+      g_.fail("pickle expands to more than " + std::to_string(g_.limits.max_expanded_bytes >> 20) +
+              " MiB (a value it shares is counted each time it is used)");
     switch (n.kind) {
       case NodeKind::none: return {PickleValue::None{}};
       case NodeKind::boolean: return {n.integer != 0};
@@ -84,6 +89,7 @@ class TreeBuilder {
   const Graph& g_;
   const StorageLoader& load_;
   std::size_t count_ = 0;
+  std::size_t bytes_ = 0;  // counted before each value is built
   std::map<std::size_t, at::Tensor> loaded_;
 };
 

@@ -28,6 +28,10 @@ struct PickleLimits {
   std::size_t max_values = std::size_t{1} << 22;  // values built while running, and in the result
   std::size_t max_memo = std::size_t{1} << 22;    // memo entries (BINPUT index + 1)
   std::size_t max_depth = 1000;                   // nesting of containers and MARKs
+  // Bytes of the result: its values and the text of its strings, counted as
+  // built, so that one string the pickle shares N times counts N times (a
+  // 1 MiB file reached 2.4 GB that way; issue 37). State dicts need a few MB.
+  std::size_t max_expanded_bytes = std::size_t{256} << 20;
   std::size_t max_dims = 64;                      // tensor dimensions
 };
 

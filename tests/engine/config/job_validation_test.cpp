@@ -96,6 +96,8 @@ const Rule k_rules[] = {
     {"inference_steps", [](JobSpec& j) { j.scheduler.num_inference_steps = 1001; }, "scheduler.num_inference_steps", "must be between 1 and num_train_timesteps (1000)"},
     {"unet_heads", [](JobSpec& j) { j.model.diffusion_unet.num_head_channels = {0, 0, 30, 32}; }, "model.diffusion_unet.num_head_channels", "level 2: channels 256 not divisible by 30"},
     {"generate_size", [](JobSpec& j) { j.generate.output_size = {64, 64, 48}; }, "generate.output_size", "every entry must be a positive multiple of 32 (the autoencoder and UNet downsampling; got [64, 64, 48])"},
+    // Issue 37: 10^63 voxels passed validate and failed later with a backtrace.
+    {"generate_size_huge", [](JobSpec& j) { j.generate.output_size = {64, 64, 1 << 30}; }, "generate.output_size", "2048"},
     {"generate_orientation", [](JobSpec& j) { j.generate.orientation = "RAI"; }, "generate.orientation", "must be one of RAS, LPS"},
     {"task_unknown", [](JobSpec& j) { j.task = "autoencodr"; }, "task", "did you mean 'autoencoder'"},
     {"phantom_vs_patch", [](JobSpec& j) { j.data.phantom_size = {16, 64, 64}; }, "data.phantom_size", "at least data.patch_size"},

@@ -226,6 +226,20 @@ TEST(TorchArchive, DeepNestingAndCyclesStopAtTheDepthLimit) {
   EXPECT_NE(refusal_of_pickle(k_proto2 + raw("]q\x00h\x00" "a.")).find("nested deeper"), std::string::npos);
 }
 
+// Issue 37: memoised objects were copied per reference, so a 1 MiB string
+// used 400 times built 400 MiB (a 1 MiB file reached 2.4 GB, an 8 GiB variant
+// bad_alloc). The expansion is counted before it is built, and refused.
+TEST(TorchArchive, ASharedStringUsedManyTimesIsCountedEachTimeAndRefused) {
+  const std::uint32_t length = 1u << 20;
+  std::string pickle = k_proto2 + "](X";
+  pickle.append(reinterpret_cast<const char*>(&length), 4);
+  pickle += std::string(length, 'a') + raw("q\x00");
+  for (int i = 0; i < 399; ++i) pickle += raw("h\x00");
+  pickle += "e.";
+  const std::string why = refusal_of_pickle(pickle);
+  EXPECT_NE(why.find("pickle expands to more than 256 MiB (a value it shares is counted each time it is used)"), std::string::npos) << why;
+}
+
 TEST(TorchArchive, AFileWithoutTensorsHasNoStateDict) {
   test::TempDir dir("torch_archive");
   const std::string path = zip_with_pickle(dir, k_proto2 + raw("}X\x05\x00\x00\x00" "epochK\x07s."));

@@ -110,10 +110,13 @@ update-mime-database "$work/mime" 2> "$work/mime.log" || { cat "$work/mime.log";
 for pair in 'image/x-nifti:*.nii' 'image/x-nifti-gz:*.nii.gz' 'image/x-nrrd:*.nrrd' 'image/x-metaimage:*.mha'; do
   grep -qF ":$pair" "$work/mime/globs2" || fail "MIME database lacks $pair"
 done
-for type in image/x-nifti image/x-nifti-gz application/dicom inode/directory; do
+for type in image/x-nifti image/x-nifti-gz application/dicom; do
   grep -q "^MimeType=.*$type;" "$root/usr/share/applications/medsynth.desktop" || fail "the desktop entry does not claim $type"
 done
-ok "MIME types: .nii .nii.gz .nrrd .mha known, DICOM and folders claimed"
+# Issue 37: claiming inode/directory let medsynth become the default for
+# opening every folder; a DICOM folder is opened from the console instead.
+grep -q "^MimeType=.*inode/directory" "$root/usr/share/applications/medsynth.desktop" && fail "the desktop entry claims every folder (inode/directory)"
+ok "MIME types: .nii .nii.gz .nrrd .mha known, DICOM claimed, folders not"
 page="$(MANWIDTH=100 man -l "$root/usr/share/man/man1/medsynth-engine.1.gz" 2>/dev/null)"
 for verb in $("$root/usr/bin/medsynth-engine" --help | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && NF {print $1}'); do
   grep -q "^ *$verb\$" <<<"$page" || fail "the engine's man page lacks the verb $verb"
