@@ -21,6 +21,7 @@
 #include "train/state_dict_loading.hpp"
 #include "state/tensor_file.hpp"
 #include "train/torch_archive.hpp"
+#include "config/network_size.hpp"
 #include "core/bounded_json.hpp"
 #include "core/remove_tree.hpp"
 
@@ -154,6 +155,10 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
   JobSpec job = imported_job(o, config);
   if (auto errors = validate_job(job); !errors.empty()) throw ConfigError(std::move(errors), network);
 
+  // Sized from the config before anything is allocated (a stranger's config
+  // asked for 464 GB).
+  refuse_network_larger_than_memory(estimated_parameters(job.model.autoencoder), network, "autoencoder_def");
+  refuse_network_larger_than_memory(estimated_parameters(job.model.diffusion_unet), network, "diffusion_unet_def");
   AutoencoderKL autoencoder(job.model.autoencoder);
   load_state_dict_strict(*autoencoder, state_dict_of(read_torch_file(files.autoencoder), files.autoencoder), files.autoencoder);
   refuse_non_finite(*autoencoder, files.autoencoder);

@@ -34,3 +34,7 @@ medsynth_add_test(NAME models_conv3d_forward_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/conv3d_forward_test.cpp
   LIBS medsynth_engine
   LABELS unit)
+medsynth_add_test(NAME models_network_size_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/network_size_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)

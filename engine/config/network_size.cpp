@@ -1,0 +1,73 @@
+#include "config/network_size.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/error.hpp"
+
+namespace medsynth {
+namespace {
+
+constexpr double k_kernel = 27.0;  // 3x3x3
+
+double at_level(const std::vector<int>& v, std::size_t i, int fallback) {
+  return static_cast<double>(i < v.size() ? v[i] : fallback);
+}
+
+std::string gigabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+  return text;
+}
+
+}  // namespace
+
+double estimated_parameters(const AutoencoderKLOptions& o) {
+  double total = 0;
+  for (std::size_t i = 0; i < o.num_channels.size(); ++i) {
+    const double c = o.num_channels[i], blocks = at_level(o.num_res_blocks, i, 1);
+    // Encoder: blocks x 2 convolutions and a downsampling one; decoder:
+    // (blocks + 1) x 2 and an upsampling one.
+    total += k_kernel * c * c * (2 * blocks + 1 + 2 * (blocks + 1) + 1);
+    if (i < o.attention_levels.size() && o.attention_levels[i]) total += 2 * 4 * c * c;
+  }
+  const double top = o.num_channels.empty() ? 0 : o.num_channels.back();
+  total += 2 * (2 * k_kernel * top * top + 4 * top * top);  // the middle blocks of encoder and decoder
+  return total;
+}
+
+double estimated_parameters(const DiffusionUnetOptions& o) {
+  double total = 0;
+  for (std::size_t i = 0; i < o.channels.size(); ++i) {
+    const double c = o.channels[i], blocks = at_level(o.num_res_blocks, i, 1);
+    // Down: blocks x 2 convolutions and a downsampler; up: (blocks + 1)
+    // residual blocks whose first convolution also takes the skip (1.5x),
+    // and an upsampler.
+    total += k_kernel * c * c * (2 * blocks + 1 + (blocks + 1) * 2.5 + 1);
+    if (i < o.attention_levels.size() && o.attention_levels[i]) {
+      // qkv + out (4c^2) and, in a transformer, the feed-forward (8c^2), per layer.
+      const double layers = o.with_conditioning ? std::max(1, o.transformer_num_layers) : 1;
+      total += (2 * blocks + 1) * layers * (o.with_conditioning ? 12 : 4) * c * c;
+    }
+  }
+  const double top = o.channels.empty() ? 0 : o.channels.back();
+  total += 2 * 2 * k_kernel * top * top + 4 * top * top;  // the middle block
+  return total;
+}
+
+std::uint64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+void refuse_network_larger_than_memory(double parameters, const std::string& source, const std::string& field) {
+  const double bytes = parameters * 4.0, memory = static_cast<double>(physical_memory_bytes());
+  if (memory > 0 && bytes > 0.5 * memory)
+    throw DataError(source, field + " asks for a network of about " + gigabytes(bytes) + " of float32 weights (" +
+                                std::to_string(static_cast<long long>(parameters / 1e6)) + " M parameters), more than half of this machine's " +
+                                gigabytes(memory) + "; refusing to build it");
+}
+
+}  // namespace medsynth

@@ -1,0 +1,29 @@
+// How big a network an options struct asks for, from the options alone
+// (nothing allocated), and the refusal of one larger than the machine. Why:
+// a network is allocated when it is built, before any weight is read, so a
+// 1.7 KB file with a stranger's config built a 3.9 GB network and another
+// asked for 464 GB, each ending in bad_alloc and a backtrace (issue 37).
+// The counts are estimates from the convolutions and attention projections
+// (within a factor of 2 of the real count: tests/engine/config); enough to
+// tell a network that fits from one that cannot. Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "config/autoencoder_kl_options.hpp"
+#include "config/diffusion_spec.hpp"
+
+namespace medsynth {
+
+double estimated_parameters(const AutoencoderKLOptions& options);
+double estimated_parameters(const DiffusionUnetOptions& options);
+
+// This machine's memory in bytes (0 where it cannot be read).
+std::uint64_t physical_memory_bytes();
+
+// DataError naming `source` and `field` when float32 weights of `parameters`
+// take more than half of this machine's memory, with both numbers.
+void refuse_network_larger_than_memory(double parameters, const std::string& source, const std::string& field);
+
+}  // namespace medsynth

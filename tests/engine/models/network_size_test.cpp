@@ -1,0 +1,93 @@
+// config/network_size.hpp against the networks themselves: the estimate from
+// the options is within a factor of 2 of the parameters the network really
+// has, from the quick start's autoencoder to NV-Generate's full-size MAISI
+// networks; and a stranger's config that asks for more than the machine is
+// refused naming the field and the size, before anything is allocated
+// (issue 37: a config asked for 464 GB and ended in bad_alloc).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "config/network_size.hpp"
+#include "core/error.hpp"
+#include "diffusion/diffusion_model_unet.hpp"
+#include "models/autoencoder_kl.hpp"
+
+namespace medsynth {
+namespace {
+
+template <class Network>
+double parameters_of(Network& network) {
+  double n = 0;
+  for (const auto& p : network->parameters()) n += static_cast<double>(p.numel());
+  return n;
+}
+
+AutoencoderKLOptions quickstart_autoencoder() {
+  AutoencoderKLOptions o;
+  o.num_channels = {16, 32, 32};
+  o.num_res_blocks = {1, 1, 1};
+  o.norm_num_groups = 8;
+  return o;
+}
+
+// NV-Generate's config_network_rflow.json networks.
+AutoencoderKLOptions maisi_autoencoder() {
+  AutoencoderKLOptions o;
+  o.maisi = true;
+  o.include_fc = false;
+  return o;  // 64/128/256, 2 blocks per level: the defaults are MAISI's
+}
+
+DiffusionUnetOptions maisi_unet() {
+  DiffusionUnetOptions o;
+  o.num_head_channels = {0, 0, 32, 32};
+  o.include_spacing_input = true;
+  o.num_class_embeds = 128;
+  o.resblock_updown = true;
+  o.include_fc = true;
+  return o;
+}
+
+DiffusionUnetOptions tiny_unet() {
+  DiffusionUnetOptions o;
+  o.channels = {32, 64};
+  o.num_res_blocks = {1, 1};
+  o.attention_levels = {false, true};
+  o.num_head_channels = {0, 32};
+  o.norm_num_groups = 8;
+  return o;
+}
+
+void expect_within_factor_2(double estimate, double real, const std::string& what) {
+  EXPECT_GT(estimate, 0.5 * real) << what << ": estimate " << estimate << ", real " << real;
+  EXPECT_LT(estimate, 2.0 * real) << what << ": estimate " << estimate << ", real " << real;
+}
+
+TEST(NetworkSize, TheEstimateIsWithinAFactorOf2OfTheRealParameterCount) {
+  for (const auto& [name, options] : {std::pair{"quick start", quickstart_autoencoder()}, std::pair{"MAISI", maisi_autoencoder()}}) {
+    AutoencoderKL network(options);
+    expect_within_factor_2(estimated_parameters(options), parameters_of(network), std::string(name) + " autoencoder");
+  }
+  for (const auto& [name, options] : {std::pair{"ldm-tiny", tiny_unet()}, std::pair{"MAISI rflow-ct", maisi_unet()}}) {
+    DiffusionModelUNet network(options);
+    expect_within_factor_2(estimated_parameters(options), parameters_of(network), std::string(name) + " UNet");
+  }
+}
+
+TEST(NetworkSize, ANetworkLargerThanTheMachineIsRefusedNamingTheFieldAndTheSize) {
+  AutoencoderKLOptions huge = maisi_autoencoder();
+  huge.num_channels = {8192, 16384, 32768};
+  try {
+    refuse_network_larger_than_memory(estimated_parameters(huge), "config_network_rflow.json", "autoencoder_def");
+    ADD_FAILURE() << "a " << estimated_parameters(huge) * 4 / 1e9 << " GB network passed";
+  } catch (const DataError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("config_network_rflow.json: autoencoder_def asks for a network of about"), std::string::npos) << what;
+    EXPECT_NE(what.find("GB of float32 weights"), std::string::npos) << what;
+  }
+  EXPECT_NO_THROW(refuse_network_larger_than_memory(estimated_parameters(maisi_unet()), "x.json", "diffusion_unet_def"));
+}
+
+}  // namespace
+}  // namespace medsynth
