@@ -8,7 +8,7 @@
 #include "app/headless/cluster_run_command.hpp"
 #include "ui/shell/command_line.hpp"
 #include "ui/shell/main_window.hpp"
-#include "ui/shell/settings_store.hpp"
+#include "app/settings/settings_store.hpp"
 #include "ui/shell/theme_controller.hpp"
 #include "ui/viewer/snapshot.hpp"
 
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   if (options.verb == QStringLiteral("snapshot"))  // headless: no window is shown
     return medsynth::ui::snapshot_volume(options.verb_arguments.value(0), options.verb_arguments.value(1));
 
-  medsynth::ui::SettingsStore settings(options.settings_file);
+  medsynth::app::SettingsStore settings(options.settings_file);
   medsynth::ui::MainWindow window(&settings);
   window.theme()->apply_saved();
   window.apply_command_line(options);

@@ -1,4 +1,5 @@
 #include "app/launch/maisi_generate_request.hpp"
+#include "config/maisi_models.hpp"
 
 #include <cmath>
 
@@ -16,7 +17,9 @@ QString bracketed(const QStringList& items) { return QLatin1Char('[') + items.jo
 }  // namespace
 
 QStringList maisi_models() {
-  return {QStringLiteral("rflow-ct"), QStringLiteral("ddpm-ct"), QStringLiteral("rflow-mr")};
+  QStringList names;
+  for (const auto& name : maisi_model_names()) names << QString::fromStdString(name);
+  return names;
 }
 
 QStringList maisi_folder_problems(const QString& folder) {

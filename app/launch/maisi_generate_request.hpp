@@ -14,6 +14,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "config/maisi_models.hpp"
+
 namespace medsynth::app {
 
 // The models an NV-Generate-CTMR folder can hold (import-maisi --model).
@@ -21,7 +23,7 @@ QStringList maisi_models();
 
 struct MaisiGenerateRequest {
   QString folder;                            // the NV-Generate download: configs/, models/
-  QString model = QStringLiteral("rflow-ct");
+  QString model = QString::fromStdString(default_maisi_model());
   QString label_map;                         // optional: conditions the ControlNet (generate --label)
   std::array<int, 3> output_size{256, 256, 128};  // voxels x, y, z
   std::array<double, 3> spacing{1.5, 1.5, 2.0};   // mm

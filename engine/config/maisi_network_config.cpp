@@ -4,6 +4,9 @@
 
 #include <fstream>
 #include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <functional>
 #include <map>
 #include <set>
@@ -30,8 +33,13 @@ class Section {
   void read(const std::string& key, T& out) {
     if (!has(key)) return;
     used_.insert(key);
+    const Json value = resolve(body_.at(key), key);
+    if constexpr (std::is_same_v<T, int>) check_int(key, value);
+    if constexpr (std::is_same_v<T, std::vector<int>>)
+      if (value.is_array())
+        for (const auto& item : value) check_int(key, item);
     try {
-      out = resolve(body_.at(key), key).get<T>();
+      out = value.get<T>();
     } catch (const Json::exception& e) {
       fail(key, std::string("has the wrong type (") + e.what() + ")");
     }
@@ -60,6 +68,18 @@ class Section {
   void finish() const {
     for (const auto& [key, value] : body_.items())
       if (!used_.count(key)) fail(key, "is not an option medsynth knows for this network; refusing to ignore it");
+  }
+  // nlohmann converts a float or a 64-bit number to int with a plain cast:
+  // undefined for 1.8e23, and 4294968296 became 1000 (found by
+  // tests/fuzz/config_json_fuzzer). An int option is an integer in int's range.
+  void check_int(const std::string& key, const Json& v) const {
+    if (!v.is_number()) return;  // the wrong type: get<T> says so
+    const bool in_range = v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<int>::max())
+                          : v.is_number_integer() ? v.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
+                                                        v.get<std::int64_t>() <= std::numeric_limits<int>::max()
+                                                  : false;
+    if (!in_range) fail(key, "is " + v.dump() + "; expected an integer in " + std::to_string(std::numeric_limits<int>::min()) + ".." +
+                                 std::to_string(std::numeric_limits<int>::max()));
   }
   [[noreturn]] void fail(const std::string& key, const std::string& reason) const {
     throw DataError(path_, name_ + "." + key + " " + reason);

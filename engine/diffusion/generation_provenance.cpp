@@ -62,7 +62,10 @@ std::optional<GenerationProvenance> parse_provenance(const std::string& text, co
     // gave a backtrace, 512 spawned 512 threads).
     const auto integer = [&](const char* key, std::int64_t lo, std::int64_t hi) {
       const auto& v = p.at(key);
-      if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
+      // An unsigned value past int64's range would wrap in get<int64_t> (found by tests/fuzz).
+      const bool representable = v.is_number_integer() &&
+                                 (!v.is_number_unsigned() || v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+      if (!representable || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
         throw DataError(source, std::string("medsynth provenance: ") + key + " is " + v.dump() + "; expected an integer in " +
                                     std::to_string(lo) + ".." + std::to_string(hi));
       return v.get<std::int64_t>();

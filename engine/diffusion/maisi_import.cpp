@@ -31,7 +31,6 @@ namespace medsynth {
 
 namespace {
 
-const std::vector<std::string> k_models{"rflow-ct", "ddpm-ct", "rflow-mr"};
 
 // The module's tensors under RUN's checkpoint names ("model.<task module>.<name>").
 TensorFile checkpoint_of(torch::nn::Module& module, const std::string& task_module, const std::string& source) {
@@ -139,8 +138,12 @@ JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& conf
 
 void MaisiImportOptions::validate() const {
   if (folder.empty()) throw UsageError("FOLDER: name the NV-Generate folder holding configs/ and models/");
-  if (std::find(k_models.begin(), k_models.end(), model) == k_models.end())
-    throw UsageError("--model: must be rflow-ct, ddpm-ct or rflow-mr (got '" + model + "')");
+  const auto& models = maisi_model_names();
+  if (std::find(models.begin(), models.end(), model) == models.end()) {
+    std::string names;
+    for (const auto& m : models) names += (names.empty() ? "" : ", ") + m;
+    throw UsageError("--model: must be one of " + names + " (got '" + model + "')");
+  }
   if (out.empty()) throw UsageError("--out: name the run directory to create");
   if (fs::exists(out)) throw UsageError("--out: " + out + " exists; import-maisi writes a new run directory");
 }

@@ -16,11 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "config/maisi_models.hpp"
+
 namespace medsynth {
 
 struct MaisiImportOptions {
   std::string folder;          // the NV-Generate checkout with the downloaded models/
-  std::string model = "rflow-ct";  // rflow-ct | ddpm-ct | rflow-mr
+  std::string model = default_maisi_model();  // one of maisi_model_names()
   std::string network_config;  // default: FOLDER/configs/config_network_{rflow,ddpm}.json
   std::string infer_config;    // default: FOLDER/configs/config_infer.json when present (size, spacing, modality)
   std::string autoencoder;     // default: environment_<model>.json's trained_autoencoder_path, else models/autoencoder_v1.pt

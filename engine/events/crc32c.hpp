@@ -1,5 +1,5 @@
 // CRC32C (Castagnoli) and TFRecord's "masked" variant. Used by the TensorBoard
-// writer and reader (tensorboard_writer.cpp, tensorboard_reader.cpp), which
+// writer and the tests' reader (tensorboard_writer.cpp, tests/support/tensorboard_reader.cpp), which
 // frame every record with two masked CRCs. Table-driven, no dependency: the
 // only users write a few records per step, so no SSE4.2 path is needed.
 #pragma once

@@ -2,7 +2,7 @@
 // (varint, fixed64, fixed32, length-delimited), written by hand so the engine
 // needs neither libprotobuf nor TensorBoard's .proto files (docs/events.md).
 // Internal to engine/events: used by tensorboard_writer.cpp and
-// tensorboard_reader.cpp only.
+// tests/support/tensorboard_reader.cpp only (the reader is a test tool).
 #pragma once
 
 #include <cstdint>

@@ -4,7 +4,6 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/crc32c.cpp
   ${CMAKE_CURRENT_LIST_DIR}/protobuf_wire.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tensorboard_writer.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/tensorboard_reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/time_format.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/progress_bar.cpp

@@ -11,8 +11,8 @@
 #include <QTest>
 
 #include "app/jobs/job_document.hpp"
-#include "app/launch/launch_coordinator.hpp"
-#include "app/launch/run_controller.hpp"
+#include "app/session/launch_coordinator.hpp"
+#include "app/session/run_controller.hpp"
 #include "app/runs/pipeline_stages.hpp"
 #include "app_test_support.hpp"
 

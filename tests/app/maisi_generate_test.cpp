@@ -8,7 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "app/launch/maisi_generate_flow.hpp"
+#include "app/session/maisi_generate_flow.hpp"
 #include "app/launch/maisi_generate_request.hpp"
 #include "app_test_support.hpp"
 

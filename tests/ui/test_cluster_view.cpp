@@ -23,11 +23,11 @@
 #include "ui/cluster/gui_auth_delegate.hpp"
 #include "ui/jobs/job_editor_widget.hpp"
 #include "ui/monitor/node_table.hpp"
-#include "app/launch/run_controller.hpp"
+#include "app/session/run_controller.hpp"
 #include "ui/monitor/run_monitor_widget.hpp"
 #include "ui/shell/main_window.hpp"
-#include "ui/shell/settings_store.hpp"
-#include "app/launch/launch_coordinator.hpp"
+#include "app/settings/settings_store.hpp"
+#include "app/session/launch_coordinator.hpp"
 
 using namespace medsynth;
 
@@ -121,7 +121,7 @@ class ClusterViewTest : public QObject {
   }
 
   void runOnChooserTargetsTheClusterAndTheMonitorShowsEachNode() {
-    ui::SettingsStore settings(temp_.filePath(QStringLiteral("b.ini")));
+    medsynth::app::SettingsStore settings(temp_.filePath(QStringLiteral("b.ini")));
     ui::MainWindow window(&settings);
     QCOMPARE(window.cluster_panel()->import_cluster_file(write_cluster()), QString());
     auto* target = window.job_editor()->findChild<QComboBox*>(QStringLiteral("launch_target"));

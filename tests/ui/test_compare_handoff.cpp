@@ -21,7 +21,7 @@
 #include "ui/monitor/run_monitor_widget.hpp"
 #include "ui/shell/command_line.hpp"
 #include "ui/shell/main_window.hpp"
-#include "ui/shell/settings_store.hpp"
+#include "app/settings/settings_store.hpp"
 #include "ui/viewer/compare_widget.hpp"
 #include "ui/viewer/volume_viewer_widget.hpp"
 #include "ui_test_support.hpp"
@@ -59,7 +59,7 @@ class TestCompareHandoff : public QObject {
     for (const char* file : {"events.jsonl", "job.yaml", "evaluation/evaluation.json", "evaluation/evaluation.txt"})
       QVERIFY2(copy_rewritten(fixture(QLatin1String(file)), run + QLatin1Char('/') + QLatin1String(file), run), file);
 
-    SettingsStore settings(dir.filePath(QStringLiteral("settings.ini")));
+    medsynth::app::SettingsStore settings(dir.filePath(QStringLiteral("settings.ini")));
     MainWindow window(&settings);
     CommandLineOptions options;
     options.open_run = run;

@@ -16,7 +16,7 @@
 #include "ui/jobs/template_picker.hpp"
 #include "ui/jobs/yaml_view.hpp"
 #include "ui/machine/machine_panel.hpp"
-#include "ui/shell/settings_store.hpp"
+#include "app/settings/settings_store.hpp"
 
 using namespace medsynth;
 using namespace medsynth::ui;
@@ -38,13 +38,13 @@ class TestJobEditor : public QObject {
 
  private:
   QTemporaryDir dir_;
-  std::unique_ptr<SettingsStore> settings_;
+  std::unique_ptr<medsynth::app::SettingsStore> settings_;
   std::unique_ptr<app::JobDocument> doc_;
   std::unique_ptr<JobEditorWidget> editor_;
 
  private slots:
   void init() {
-    settings_ = std::make_unique<SettingsStore>(dir_.filePath("settings.ini"));
+    settings_ = std::make_unique<medsynth::app::SettingsStore>(dir_.filePath("settings.ini"));
     doc_ = std::make_unique<app::JobDocument>();
     editor_ = std::make_unique<JobEditorWidget>(doc_.get(), settings_.get());
     editor_->resize(1200, 800);

@@ -12,14 +12,14 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "app/launch/launch_coordinator.hpp"
-#include "app/launch/run_controller.hpp"
+#include "app/session/launch_coordinator.hpp"
+#include "app/session/run_controller.hpp"
 #include "ui/monitor/metric_chart_view.hpp"
 #include "ui/monitor/run_monitor_widget.hpp"
 #include "ui/monitor/stage_sections.hpp"
 #include "ui/shell/command_line.hpp"
 #include "ui/shell/main_window.hpp"
-#include "ui/shell/settings_store.hpp"
+#include "app/settings/settings_store.hpp"
 #include "ui/viewer/samples_panel.hpp"
 #include "ui_test_support.hpp"
 
@@ -51,7 +51,7 @@ class TestLdmRunOpen : public QObject {
         CommandLine().parse({QStringLiteral("medsynth"), QStringLiteral("--open-run"), run_dir,
                              QStringLiteral("--settings"), tmp_.filePath("s1.ini")});
     QVERIFY2(parsed.ok(), qPrintable(parsed.error));
-    SettingsStore settings(parsed.options.settings_file);
+    medsynth::app::SettingsStore settings(parsed.options.settings_file);
     MainWindow window(&settings);
     window.resize(1600, 1000);
     QVERIFY(window.apply_command_line(parsed.options));
@@ -122,7 +122,7 @@ class TestLdmRunOpen : public QObject {
     events.write(stream.left(second_image));  // up to the first generated image
     events.close();
 
-    SettingsStore settings(tmp_.filePath(QStringLiteral("s2.ini")));
+    medsynth::app::SettingsStore settings(tmp_.filePath(QStringLiteral("s2.ini")));
     MainWindow window(&settings);
     window.resize(1600, 1000);
     window.show();

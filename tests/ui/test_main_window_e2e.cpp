@@ -24,11 +24,11 @@
 #include "ui/jobs/template_picker.hpp"
 #include "ui/machine/machine_panel.hpp"
 #include "ui/monitor/metric_chart_view.hpp"
-#include "app/launch/run_controller.hpp"
+#include "app/session/run_controller.hpp"
 #include "ui/monitor/run_monitor_widget.hpp"
-#include "app/launch/launch_coordinator.hpp"
+#include "app/session/launch_coordinator.hpp"
 #include "ui/shell/main_window.hpp"
-#include "ui/shell/settings_store.hpp"
+#include "app/settings/settings_store.hpp"
 #include "ui_test_support.hpp"
 
 using namespace medsynth;
@@ -95,7 +95,7 @@ class TestMainWindowE2E : public QObject {
 
  private:
   QTemporaryDir dir_;
-  std::unique_ptr<SettingsStore> settings_;
+  std::unique_ptr<medsynth::app::SettingsStore> settings_;
   std::unique_ptr<MainWindow> window_;
 
   void prepare_tiny_job(int steps, int val_every) {
@@ -127,7 +127,7 @@ class TestMainWindowE2E : public QObject {
             "the two-process end-to-end test needs it (re-run once it does).");
     }
     qputenv("MEDSYNTH_ENGINE", test::engine_path().toUtf8());
-    settings_ = std::make_unique<SettingsStore>(dir_.filePath("settings.ini"));
+    settings_ = std::make_unique<medsynth::app::SettingsStore>(dir_.filePath("settings.ini"));
     window_ = std::make_unique<MainWindow>(settings_.get());
     CommandLineOptions options;
     options.runs_dirs << dir_.filePath("runs");

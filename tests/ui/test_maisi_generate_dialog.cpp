@@ -16,7 +16,7 @@
 
 #include "ui/jobs/maisi_generate_dialog.hpp"
 #include "ui/shell/main_window.hpp"
-#include "ui/shell/settings_store.hpp"
+#include "app/settings/settings_store.hpp"
 #include "ui_test_support.hpp"
 
 using namespace medsynth;
@@ -121,7 +121,7 @@ class MaisiGenerateDialogTest : public QObject {
   }
 
   void the_file_menu_opens_it_and_a_screenshot_is_saved() {
-    SettingsStore settings(dir_.filePath("settings.ini"));
+    medsynth::app::SettingsStore settings(dir_.filePath("settings.ini"));
     MainWindow window(&settings);
     auto* action = window.findChild<QAction*>("action_maisi_generate");
     QVERIFY(action);

@@ -20,7 +20,7 @@
 #include "ui/history/run_table_model.hpp"
 #include "ui/monitor/log_view.hpp"
 #include "ui/monitor/metric_chart_view.hpp"
-#include "app/launch/run_controller.hpp"
+#include "app/session/run_controller.hpp"
 #include "ui/monitor/run_monitor_widget.hpp"
 #include "ui_test_support.hpp"
 

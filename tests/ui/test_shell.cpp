@@ -1,12 +1,12 @@
 // The shell's small parts: CommandLine parsing and its extension points,
-// SettingsStore persistence, ThemeController palettes.
+// medsynth::app::SettingsStore persistence, ThemeController palettes.
 #include <QApplication>
 #include <QStyle>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "ui/shell/command_line.hpp"
-#include "ui/shell/settings_store.hpp"
+#include "app/settings/settings_store.hpp"
 #include "ui/shell/theme_controller.hpp"
 
 using namespace medsynth::ui;
@@ -93,7 +93,7 @@ class TestShell : public QObject {
     QTemporaryDir dir;
     const QString ini = dir.filePath("settings.ini");
     {
-      SettingsStore s(ini);
+      medsynth::app::SettingsStore s(ini);
       s.set_theme("dark");
       s.set_processes(2);
       s.set_max_restarts(3);
@@ -102,12 +102,12 @@ class TestShell : public QObject {
       s.set_window_geometry("geometry-bytes");
       s.sync();
     }
-    SettingsStore again(ini);
+    medsynth::app::SettingsStore again(ini);
     QCOMPARE(again.theme(), QStringLiteral("dark"));
     QCOMPARE(again.processes(), 2);
     QCOMPARE(again.max_restarts(), 3);
     const QStringList recent = again.recent_jobs();
-    QCOMPARE(recent.size(), SettingsStore::k_max_recent_jobs);
+    QCOMPARE(recent.size(), medsynth::app::SettingsStore::k_max_recent_jobs);
     QCOMPARE(recent.front(), dir.filePath("job3.yaml"));
     QCOMPARE(recent.count(dir.filePath("job3.yaml")), 1);
     QCOMPARE(again.window_geometry(), QByteArray("geometry-bytes"));
@@ -115,7 +115,7 @@ class TestShell : public QObject {
 
   void theme_toggles_the_palette_and_is_persisted() {
     QTemporaryDir dir;
-    SettingsStore settings(dir.filePath("s.ini"));
+    medsynth::app::SettingsStore settings(dir.filePath("s.ini"));
     ThemeController theme(&settings);
     theme.apply_saved();
     QCOMPARE(theme.theme(), ThemeController::Theme::light);

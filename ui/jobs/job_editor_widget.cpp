@@ -19,11 +19,11 @@
 #include "ui/jobs/job_form.hpp"
 #include "ui/jobs/template_picker.hpp"
 #include "ui/jobs/yaml_view.hpp"
-#include "ui/shell/settings_store.hpp"
+#include "app/settings/settings_store.hpp"
 
 namespace medsynth::ui {
 
-JobEditorWidget::JobEditorWidget(app::JobDocument* document, SettingsStore* settings, QWidget* parent)
+JobEditorWidget::JobEditorWidget(app::JobDocument* document, app::SettingsStore* settings, QWidget* parent)
     : QWidget(parent), document_(document), settings_(settings) {
   picker_ = new TemplatePicker(this);
 

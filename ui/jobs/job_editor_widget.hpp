@@ -23,10 +23,13 @@ class QPushButton;
 class QToolButton;
 QT_END_NAMESPACE
 
+namespace medsynth::app {
+class SettingsStore;
+}  // namespace medsynth::app
+
 namespace medsynth::ui {
 
 class JobForm;
-class SettingsStore;
 class TemplatePicker;
 class YamlView;
 
@@ -35,7 +38,7 @@ class JobEditorWidget : public QWidget {
 
  public:
   // settings may be null (no recent jobs).
-  JobEditorWidget(app::JobDocument* document, SettingsStore* settings, QWidget* parent = nullptr);
+  JobEditorWidget(app::JobDocument* document, app::SettingsStore* settings, QWidget* parent = nullptr);
 
   app::JobDocument* document() const { return document_; }
 
@@ -88,7 +91,7 @@ class JobEditorWidget : public QWidget {
   QString title() const;
 
   app::JobDocument* document_;
-  SettingsStore* settings_;
+  app::SettingsStore* settings_;
   QString pristine_template_text_;  // a template as loaded: discarding it loses nothing
   int world_size_ = 1;
   bool launch_blocked_ = false;

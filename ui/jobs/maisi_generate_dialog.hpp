@@ -10,7 +10,7 @@
 
 #include <QDialog>
 
-#include "app/launch/maisi_generate_flow.hpp"
+#include "app/session/maisi_generate_flow.hpp"
 
 QT_BEGIN_NAMESPACE
 class QComboBox;

@@ -24,7 +24,7 @@
 #include "ui/monitor/metric_chart_view.hpp"
 #include "ui/monitor/stage_sections.hpp"
 #include "app/runs/pipeline_stages.hpp"
-#include "app/launch/run_controller.hpp"
+#include "app/session/run_controller.hpp"
 
 namespace medsynth::ui {
 

@@ -22,10 +22,10 @@
 #include "ui/machine/machine_panel.hpp"
 #include "ui/cluster/cluster_panel.hpp"
 #include "ui/cluster/gui_auth_delegate.hpp"
-#include "app/launch/run_controller.hpp"
+#include "app/session/run_controller.hpp"
 #include "ui/monitor/run_monitor_widget.hpp"
-#include "app/launch/launch_coordinator.hpp"
-#include "ui/shell/settings_store.hpp"
+#include "app/session/launch_coordinator.hpp"
+#include "app/settings/settings_store.hpp"
 #include "ui/shell/theme_controller.hpp"
 #include "ui/shell/volume_workspace.hpp"
 
@@ -36,7 +36,7 @@ constexpr int k_error_timeout_ms = 15000;
 constexpr int k_message_timeout_ms = 8000;
 }  // namespace
 
-MainWindow::MainWindow(SettingsStore* settings, QWidget* parent) : QMainWindow(parent), settings_(settings) {
+MainWindow::MainWindow(app::SettingsStore* settings, QWidget* parent) : QMainWindow(parent), settings_(settings) {
   setObjectName("main_window");
   theme_ = new ThemeController(settings_, this);
   coordinator_ = new LaunchCoordinator(&document_, &store_, this);

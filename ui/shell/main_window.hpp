@@ -30,6 +30,10 @@ class LaunchCoordinator;
 class RunController;
 }  // namespace medsynth::app
 
+namespace medsynth::app {
+class SettingsStore;
+}  // namespace medsynth::app
+
 namespace medsynth::ui {
 
 using app::LaunchCoordinator;
@@ -42,7 +46,6 @@ class MachinePanel;
 class MaisiGenerateDialog;
 class RunHistoryWidget;
 class RunMonitorWidget;
-class SettingsStore;
 class ThemeController;
 class VolumeWorkspace;
 
@@ -51,7 +54,7 @@ class MainWindow : public QMainWindow {
 
  public:
   // settings: not owned, must outlive the window.
-  explicit MainWindow(SettingsStore* settings, QWidget* parent = nullptr);
+  explicit MainWindow(app::SettingsStore* settings, QWidget* parent = nullptr);
   ~MainWindow() override;
 
   // Opens what the command line names (job, run, extra run roots). Returns
@@ -96,7 +99,7 @@ class MainWindow : public QMainWindow {
   void update_actions();
   QStringList effective_roots() const;
 
-  SettingsStore* settings_;
+  app::SettingsStore* settings_;
   app::JobDocument document_;
   app::RunStore store_;
   QStringList extra_roots_;  // from --runs-dir (not persisted)

@@ -5,11 +5,11 @@
 #include <QStyleFactory>
 #include <memory>
 
-#include "ui/shell/settings_store.hpp"
+#include "app/settings/settings_store.hpp"
 
 namespace medsynth::ui {
 
-ThemeController::ThemeController(SettingsStore* settings, QObject* parent) : QObject(parent), settings_(settings) {}
+ThemeController::ThemeController(app::SettingsStore* settings, QObject* parent) : QObject(parent), settings_(settings) {}
 
 QString ThemeController::to_string(Theme theme) {
   return theme == Theme::dark ? QStringLiteral("dark") : QStringLiteral("light");

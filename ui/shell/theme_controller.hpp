@@ -1,16 +1,19 @@
 // Light/dark theme for the whole console (View ▸ Dark theme, Ctrl+T). Qt 6.4
 // has no colour-scheme hint, so the theme is the Fusion style plus a palette
 // we set ourselves (PLATFORM-NOTES.md). Charts follow by watching the palette.
-// The choice is persisted in SettingsStore. Used by MainWindow and main().
+// The choice is persisted in app::SettingsStore. Used by MainWindow and main().
 #pragma once
 
 #include <QObject>
 #include <QPalette>
 #include <QString>
 
+namespace medsynth::app {
+class SettingsStore;
+}  // namespace medsynth::app
+
 namespace medsynth::ui {
 
-class SettingsStore;
 
 class ThemeController : public QObject {
   Q_OBJECT
@@ -19,7 +22,7 @@ class ThemeController : public QObject {
   enum class Theme { light, dark };
 
   // settings may be null (no persistence, e.g. in tests).
-  explicit ThemeController(SettingsStore* settings, QObject* parent = nullptr);
+  explicit ThemeController(app::SettingsStore* settings, QObject* parent = nullptr);
 
   Theme theme() const { return theme_; }
   bool is_dark() const { return theme_ == Theme::dark; }
@@ -39,7 +42,7 @@ class ThemeController : public QObject {
  private:
   void apply(Theme theme);
 
-  SettingsStore* settings_;
+  app::SettingsStore* settings_;
   Theme theme_ = Theme::light;
 };
 

@@ -4,7 +4,7 @@
 #include <QFileInfo>
 #include <QTabWidget>
 
-#include "app/launch/run_controller.hpp"
+#include "app/session/run_controller.hpp"
 #include "ui/viewer/compare_widget.hpp"
 #include "ui/viewer/samples_panel.hpp"
 #include "ui/viewer/volume_viewer_widget.hpp"

@@ -52,6 +52,18 @@ TEST(MaisiNetworkConfig, ACycleOfReferencesIsNamedAsACycle) {
   EXPECT_NE(missing.find("refers to '@nowhere', which the file does not define"), std::string::npos) << missing;
 }
 
+// Found by tests/fuzz/config_json_fuzzer: an int option given as a float or
+// a number past int's range was converted with a plain cast (undefined
+// behaviour; 4294968296 read as 1000). Refused naming the key.
+TEST(MaisiNetworkConfig, AnIntegerOptionOutOfIntsRangeOrFractionalIsRefusedNamingTheKey) {
+  test::TempDir dir("maisi-config-int");
+  for (const std::string& channels : {std::string("[4294967304, 128, 256]"), std::string("[64, 3.9, 256]"), std::string("[1.84467e+23]")}) {
+    const std::string what = error_reading(config_with(channels), dir);
+    EXPECT_NE(what.find("autoencoder_def.num_channels is "), std::string::npos) << channels << ": " << what;
+    EXPECT_NE(what.find("expected an integer in"), std::string::npos) << channels << ": " << what;
+  }
+}
+
 TEST(MaisiNetworkConfig, AReferenceResolvesAsBefore) {
   test::TempDir dir("maisi-config-ref");
   const std::string path = (dir / "config_network_rflow.json").string();

@@ -20,7 +20,7 @@
 #include <sstream>
 #include <thread>
 
-#include "events/tensorboard_reader.hpp"
+#include "support/tensorboard_reader.hpp"
 #include "events/tensorboard_writer.hpp"
 #include "support/temp_dir.hpp"
 

@@ -12,7 +12,7 @@
 
 #include "core/error.hpp"
 #include "events/crc32c.hpp"
-#include "events/tensorboard_reader.hpp"
+#include "support/tensorboard_reader.hpp"
 #include "events/tensorboard_writer.hpp"
 #include "support/temp_dir.hpp"
 

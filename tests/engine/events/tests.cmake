@@ -7,6 +7,7 @@ medsynth_add_test(NAME events_test
     ${CMAKE_CURRENT_LIST_DIR}/event_schema_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/progress_bar_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/run_logger_test.cpp
+    ${PROJECT_SOURCE_DIR}/tests/support/tensorboard_reader.cpp
   LIBS medsynth_engine nlohmann_json::nlohmann_json
   LABELS unit)
 target_compile_definitions(events_test PRIVATE MEDSYNTH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -1,4 +1,4 @@
-#include "app/launch/run_controller.hpp"
+#include "app/session/run_controller.hpp"
 
 #include <QDir>
 #include <QFileInfo>

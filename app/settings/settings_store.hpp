@@ -19,7 +19,7 @@ QT_BEGIN_NAMESPACE
 class QSettings;
 QT_END_NAMESPACE
 
-namespace medsynth::ui {
+namespace medsynth::app {
 
 class SettingsStore {
  public:
@@ -64,4 +64,4 @@ class SettingsStore {
   app::RecentFiles recent_;
 };
 
-}  // namespace medsynth::ui
+}  // namespace medsynth::app

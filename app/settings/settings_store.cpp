@@ -1,8 +1,8 @@
-#include "ui/shell/settings_store.hpp"
+#include "app/settings/settings_store.hpp"
 
 #include <QSettings>
 
-namespace medsynth::ui {
+namespace medsynth::app {
 
 namespace {
 const QString k_geometry = QStringLiteral("window/geometry");
@@ -44,4 +44,4 @@ void SettingsStore::set_max_restarts(int n) { settings_->setValue(k_restarts, n)
 void SettingsStore::sync() { settings_->sync(); }
 QString SettingsStore::file_name() const { return settings_->fileName(); }
 
-}  // namespace medsynth::ui
+}  // namespace medsynth::app

@@ -1,4 +1,4 @@
-#include "app/launch/launch_coordinator.hpp"
+#include "app/session/launch_coordinator.hpp"
 
 #include "app/cluster/slurm_launcher.hpp"
 #include "app/cluster/ssh_launcher.hpp"
@@ -7,7 +7,7 @@
 #include <QFileInfo>
 #include <QSaveFile>
 
-#include "app/launch/run_controller.hpp"
+#include "app/session/run_controller.hpp"
 
 namespace medsynth::app {
 

@@ -1,4 +1,4 @@
-#include "events/tensorboard_reader.hpp"
+#include "support/tensorboard_reader.hpp"
 
 #include <fstream>
 #include <iterator>

@@ -1,5 +1,6 @@
 // Reads TensorBoard event files back: for tests (round trips of
-// TensorBoardWriter) and for tools that summarise a run without TensorBoard.
+// TensorBoardWriter; moved here from engine/events, issue 33: the engine
+// writes TensorBoard files and never reads them).
 // Strict: every record's two CRCs are checked and any damage, including a
 // truncated last record, is an error naming the file and byte offset.
 #pragma once

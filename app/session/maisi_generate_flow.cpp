@@ -1,4 +1,4 @@
-#include "app/launch/maisi_generate_flow.hpp"
+#include "app/session/maisi_generate_flow.hpp"
 
 #include <QDir>
 #include <QFileInfo>
