@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "diffusion/diffusion_model_unet.hpp"
 #include "models/autoencoder_kl.hpp"
+#include "maisi_networks.hpp"  // NV-Generate's config_network_rflow.json networks (tests/bench)
 
 namespace medsynth {
 namespace {
@@ -31,24 +32,6 @@ AutoencoderKLOptions quickstart_autoencoder() {
   return o;
 }
 
-// NV-Generate's config_network_rflow.json networks.
-AutoencoderKLOptions maisi_autoencoder() {
-  AutoencoderKLOptions o;
-  o.maisi = true;
-  o.include_fc = false;
-  return o;  // 64/128/256, 2 blocks per level: the defaults are MAISI's
-}
-
-DiffusionUnetOptions maisi_unet() {
-  DiffusionUnetOptions o;
-  o.num_head_channels = {0, 0, 32, 32};
-  o.include_spacing_input = true;
-  o.num_class_embeds = 128;
-  o.resblock_updown = true;
-  o.include_fc = true;
-  return o;
-}
-
 DiffusionUnetOptions tiny_unet() {
   DiffusionUnetOptions o;
   o.channels = {32, 64};
@@ -65,18 +48,19 @@ void expect_within_factor_2(double estimate, double real, const std::string& wha
 }
 
 TEST(NetworkSize, TheEstimateIsWithinAFactorOf2OfTheRealParameterCount) {
-  for (const auto& [name, options] : {std::pair{"quick start", quickstart_autoencoder()}, std::pair{"MAISI", maisi_autoencoder()}}) {
+  const auto maisi = bench::maisi_autoencoder(/*splits=*/1, /*norm_float16=*/false);
+  for (const auto& [name, options] : {std::pair{"quick start", quickstart_autoencoder()}, std::pair{"MAISI", maisi}}) {
     AutoencoderKL network(options);
     expect_within_factor_2(estimated_parameters(options), parameters_of(network), std::string(name) + " autoencoder");
   }
-  for (const auto& [name, options] : {std::pair{"ldm-tiny", tiny_unet()}, std::pair{"MAISI rflow-ct", maisi_unet()}}) {
+  for (const auto& [name, options] : {std::pair{"ldm-tiny", tiny_unet()}, std::pair{"MAISI rflow-ct", bench::maisi_unet()}}) {
     DiffusionModelUNet network(options);
     expect_within_factor_2(estimated_parameters(options), parameters_of(network), std::string(name) + " UNet");
   }
 }
 
 TEST(NetworkSize, ANetworkLargerThanTheMachineIsRefusedNamingTheFieldAndTheSize) {
-  AutoencoderKLOptions huge = maisi_autoencoder();
+  AutoencoderKLOptions huge = bench::maisi_autoencoder(1, false);
   huge.num_channels = {8192, 16384, 32768};
   try {
     refuse_network_larger_than_memory(estimated_parameters(huge), "config_network_rflow.json", "autoencoder_def");
@@ -86,7 +70,7 @@ TEST(NetworkSize, ANetworkLargerThanTheMachineIsRefusedNamingTheFieldAndTheSize)
     EXPECT_NE(what.find("config_network_rflow.json: autoencoder_def asks for a network of about"), std::string::npos) << what;
     EXPECT_NE(what.find("GB of float32 weights"), std::string::npos) << what;
   }
-  EXPECT_NO_THROW(refuse_network_larger_than_memory(estimated_parameters(maisi_unet()), "x.json", "diffusion_unet_def"));
+  EXPECT_NO_THROW(refuse_network_larger_than_memory(estimated_parameters(bench::maisi_unet()), "x.json", "diffusion_unet_def"));
 }
 
 }  // namespace

@@ -38,3 +38,4 @@ medsynth_add_test(NAME models_network_size_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/network_size_test.cpp
   LIBS medsynth_engine
   LABELS unit)
+target_include_directories(models_network_size_test PRIVATE ${PROJECT_SOURCE_DIR}/tests/bench)
