@@ -37,6 +37,14 @@ fs::path copy_folder(const test::TempDir& dir) {
   return folder;
 }
 
+// Options that import `folder` into DIR/run (which must not exist yet).
+MaisiImportOptions import_into(const fs::path& folder, const test::TempDir& dir) {
+  MaisiImportOptions o;
+  o.folder = folder.string();
+  o.out = (dir / "run").string();
+  return o;
+}
+
 std::string read_text(const fs::path& p) {
   std::ifstream in(p);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -168,9 +176,7 @@ TEST(ImportMaisi, AWeightFileOfAnotherNetworkListsWhatDiffersAndImportsNothing) 
   // A wider autoencoder than the one the weights were saved from.
   write_text(config, std::regex_replace(read_text(config), std::regex(R"("num_channels": \[\s*4,\s*8,\s*8\s*\])"),
                                         R"("num_channels": [4, 8, 16])"));
-  MaisiImportOptions o;
-  o.folder = folder.string();
-  o.out = (dir / "run").string();
+  MaisiImportOptions o = import_into(folder, dir);
   const std::string why = import_error(o);
   EXPECT_NE(why.find("autoencoder_v1.pt"), std::string::npos) << why;
   EXPECT_NE(why.find("mis-shaped"), std::string::npos) << why;
@@ -184,9 +190,7 @@ TEST(ImportMaisi, AnOptionMedsynthDoesNotKnowIsRefusedByName) {
   std::string text = read_text(config);
   text.replace(text.find("\"num_class_embeds\""), 0, "\"adagn_condition_dim\": 19, ");
   write_text(config, text);
-  MaisiImportOptions o;
-  o.folder = folder.string();
-  o.out = (dir / "run").string();
+  MaisiImportOptions o = import_into(folder, dir);
   const std::string why = import_error(o);
   EXPECT_NE(why.find("diffusion_unet_def.adagn_condition_dim"), std::string::npos) << why;
 }
@@ -196,9 +200,7 @@ TEST(ImportMaisi, TruncatedOrHostileWeightsAreDataErrorsNamingTheFile) {
   const fs::path folder = copy_folder(dir);
   const fs::path unet = folder / "models" / "diff_unet_3d_rflow-ct.pt";
   fs::resize_file(unet, fs::file_size(unet) / 2);
-  MaisiImportOptions o;
-  o.folder = folder.string();
-  o.out = (dir / "run").string();
+  MaisiImportOptions o = import_into(folder, dir);
   EXPECT_NE(import_error(o).find("diff_unet_3d_rflow-ct.pt"), std::string::npos);
 
   o.diffusion = (k_data / ".." / ".." / "train" / "data" / "torch_save" / "hostile_os_system.pt").lexically_normal().string();
@@ -231,9 +233,7 @@ TEST(ImportMaisi, NonFiniteWeightsAreRefusedNamingTheTensor) {
   test::TempDir dir("import-maisi-nan");
   const fs::path folder = copy_folder(dir);
   plant_nan(folder / "models" / "autoencoder_v1.pt", "autoencoder_v1/data/0");
-  MaisiImportOptions o;
-  o.folder = folder.string();
-  o.out = (dir / "run").string();
+  MaisiImportOptions o = import_into(folder, dir);
   const std::string why = import_error(o);
   EXPECT_NE(why.find("autoencoder_v1.pt: weight '"), std::string::npos) << why;
   EXPECT_NE(why.find("holds NaN or infinite values"), std::string::npos) << why;
@@ -248,9 +248,7 @@ TEST(ImportMaisi, AFailedImportLeavesNoImportingFolder) {
   const fs::path folder = copy_folder(dir);
   const fs::path controlnet = folder / "models" / "controlnet_3d_rflow-ct.pt";
   fs::resize_file(controlnet, fs::file_size(controlnet) / 2);
-  MaisiImportOptions o;
-  o.folder = folder.string();
-  o.out = (dir / "run").string();
+  MaisiImportOptions o = import_into(folder, dir);
   const std::string why = import_error(o);
   EXPECT_NE(why.find("controlnet_3d_rflow-ct.pt"), std::string::npos) << why;
   EXPECT_FALSE(fs::exists(dir / ".run.importing")) << "the half-written import was left behind";
