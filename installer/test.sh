@@ -9,9 +9,10 @@ build="${MEDSYNTH_BUILD_DIR:-$repo/build}"
 "$repo/installer/install.sh" --for full >/dev/null
 "$repo/installer/build.sh"
 "$repo/.ci/check-layers"
+status=0
+"$repo/.ci/check-format" || status=1
 args=(--output-on-failure -LE 'bench|cuda' -j 2 --timeout 900)
 [ -n "${MEDSYNTH_TEST_LABELS:-}" ] && args+=(-L "$MEDSYNTH_TEST_LABELS")
-status=0
 ctest --test-dir "$build" "${args[@]}" || status=$?
 # The GPU tests (label cuda, tests/gpu/README.md) on their own and verbose:
 # where there is no GPU each case skips, and its reason is then in the log.

@@ -14,8 +14,7 @@
 
 #include "app/cluster/k8s_manifest.hpp"
 #include "app/cluster/launch_record.hpp"
-#include "app/cluster/slurm_launcher.hpp"
-#include "app/cluster/ssh_launcher.hpp"
+#include "app/cluster/launcher_factory.hpp"
 #include "app/headless/terminal_auth_delegate.hpp"
 
 namespace medsynth::app {
@@ -129,22 +128,7 @@ int run_cluster_command(const QStringList& arguments) {
   }
 
   TerminalAuthDelegate delegate(p.isSet(QStringLiteral("accept-new-host-keys")));
-  std::unique_ptr<Launcher> launcher;
-  SshLauncher* ssh = nullptr;
-  SlurmLauncher* slurm = nullptr;
-  if (cluster->kind == ClusterKind::ssh) {
-    SshLauncherOptions o;
-    o.cluster = *cluster;
-    o.delegate = &delegate;
-    launcher = std::make_unique<SshLauncher>(o);
-    ssh = static_cast<SshLauncher*>(launcher.get());
-  } else {
-    SlurmLauncherOptions o;
-    o.cluster = *cluster;
-    o.delegate = &delegate;
-    launcher = std::make_unique<SlurmLauncher>(o);
-    slurm = static_cast<SlurmLauncher*>(launcher.get());
-  }
+  const std::unique_ptr<Launcher> launcher = make_launcher(&*cluster, &delegate);
   const bool quiet = p.isSet(QStringLiteral("quiet"));
   RunModel* model = launcher->model();
   int exit_code = 1;
@@ -191,7 +175,7 @@ int run_cluster_command(const QStringList& arguments) {
       say(QStringLiteral("stopping the run on every node (checkpoint first); Ctrl-C again to leave it running"));
       launcher->stop();
     } else {
-      const LaunchRecord& r = ssh ? ssh->record() : slurm->record();
+      const LaunchRecord& r = *launch_record_of(*launcher);
       say(QStringLiteral("leaving the run running; follow it again with: medsynth run --attach %1/%2").arg(default_launch_records_dir(), r.file_name()));
       QCoreApplication::exit(130);
     }
@@ -200,11 +184,10 @@ int run_cluster_command(const QStringList& arguments) {
 
   QTimer::singleShot(0, [&] {
     if (attach) {
-      if (ssh) ssh->reattach(*record);
-      else slurm->reattach(*record);
+      reattach(*launcher, *record);
     } else {
       launcher->start(request);
-      const LaunchRecord& r = ssh ? ssh->record() : slurm->record();
+      const LaunchRecord& r = *launch_record_of(*launcher);
       if (!r.launch_id.isEmpty())
         say(QStringLiteral("launch %1 on %2 (%3); record %4/%5").arg(r.launch_id, cluster->name, to_string(cluster->kind), default_launch_records_dir(), r.file_name()));
     }

@@ -59,6 +59,11 @@ struct CatalogVisitor {
     auto& f = add(key, QStringLiteral("choice"), QString::fromLatin1(to_string(v).data(), static_cast<qsizetype>(to_string(v).size())));
     for (const auto& n : modality_names()) f.choices << QString::fromStdString(n);
   }
+  template <SpelledEnum E>
+  void field(const char* key, const E& v) {
+    auto& f = add(key, QStringLiteral("choice"), QString::fromStdString(std::string(to_string(v))));
+    for (const auto& n : enum_names<E>()) f.choices << QString::fromStdString(n);
+  }
   template <class T, std::size_t N>
   void field(const char* key, const std::array<T, N>& v) {
     QVariantList list;

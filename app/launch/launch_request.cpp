@@ -1,6 +1,7 @@
 // LaunchRequest::validate: every problem at once, each naming its field.
 #include "app/launch/launch_request.hpp"
 
+#include <QDir>
 #include <QFileInfo>
 
 namespace medsynth::app {
@@ -8,10 +9,16 @@ namespace medsynth::app {
 QStringList LaunchRequest::validate() const {
   QStringList errors;
   if (!pending_reason.isEmpty()) errors << QStringLiteral("job: cannot be launched: %1").arg(pending_reason);
-  if (job_file.isEmpty())
+  if (!generate_run_dir.isEmpty()) {
+    if (paths_on_nodes)
+      errors << QStringLiteral("generate_run_dir: generating from the console runs on this machine only");
+    else if (!QFileInfo(QDir(generate_run_dir).filePath(QStringLiteral("job.yaml"))).isFile())
+      errors << QStringLiteral("generate_run_dir: %1: not a run directory (no job.yaml)").arg(generate_run_dir);
+  } else if (job_file.isEmpty()) {
     errors << QStringLiteral("job_file: no job file (save the job first)");
-  else if (!QFileInfo(job_file).isFile())
+  } else if (!QFileInfo(job_file).isFile()) {
     errors << QStringLiteral("job_file: %1: no such file").arg(job_file);
+  }
   if (nproc_per_node < 1) errors << QStringLiteral("nproc_per_node: must be >= 1 (got %1)").arg(nproc_per_node);
   if (max_restarts < 0) errors << QStringLiteral("max_restarts: must be >= 0 (got %1)").arg(max_restarts);
   for (const auto& o : overrides) {

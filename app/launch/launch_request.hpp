@@ -24,6 +24,12 @@ struct LaunchRequest {
   // they are absolute; the engine on each node checks that they exist and
   // fails naming the path (exit 2 or 3) before it trains.
   bool paths_on_nodes = false;
+  // Set: generate from this run directory instead of training job_file
+  // (`generate RUN`, the event stream of generate --json), with
+  // generate_arguments after it (--num-images N, --label MAP, key=value
+  // overrides). On this machine only (LocalLauncher); job_file is unused.
+  QString generate_run_dir;
+  QStringList generate_arguments;
 
   // Empty when the request can be started; else one message per problem,
   // naming the field ("nproc_per_node: must be >= 1 (got 0)"). Checks that

@@ -63,11 +63,16 @@ QString LocalLauncher::engine_path() {
 
 QString LocalLauncher::program() const { return options_.engine.isEmpty() ? engine_path() : options_.engine; }
 
-QStringList LocalLauncher::arguments(const LaunchRequest& r) const {
-  QStringList args = options_.extra_engine_args;
-  if (options_.use_launch_verb) {
+QStringList local_engine_arguments(const LaunchRequest& r, const LocalLauncherOptions& options) {
+  QStringList args = options.extra_engine_args;
+  if (options.use_launch_verb) {
     args << QStringLiteral("launch") << QStringLiteral("--nproc-per-node") << QString::number(r.nproc_per_node);
     if (r.max_restarts > 0) args << QStringLiteral("--max-restarts") << QString::number(r.max_restarts);
+  }
+  if (!r.generate_run_dir.isEmpty()) {
+    args << QStringLiteral("generate") << r.generate_run_dir << r.overrides << r.generate_arguments
+         << QStringLiteral("--json");
+    return args;
   }
   args << QStringLiteral("train") << r.job_file << r.overrides << QStringLiteral("--json") << QStringLiteral("--no-progress");
   if (!r.runs_dir.isEmpty()) args << QStringLiteral("--runs-dir") << r.runs_dir;
@@ -75,6 +80,8 @@ QStringList LocalLauncher::arguments(const LaunchRequest& r) const {
   if (!r.data_path.isEmpty()) args << QStringLiteral("--data") << r.data_path;
   return args;
 }
+
+QStringList LocalLauncher::arguments(const LaunchRequest& r) const { return local_engine_arguments(r, options_); }
 
 bool LocalLauncher::is_running() const { return process_ && process_->state() != QProcess::NotRunning; }
 

@@ -32,6 +32,10 @@ struct LocalLauncherOptions {
   QStringList validate() const;
 };
 
+// The engine's command line for `request` (launch ... train JOB --json, or
+// launch ... generate RUN --json): what LocalLauncher runs, for previews.
+QStringList local_engine_arguments(const LaunchRequest& request, const LocalLauncherOptions& options = {});
+
 class LocalLauncher : public Launcher {
   Q_OBJECT
 

@@ -1,4 +1,6 @@
 #include "app/launch/maisi_generate_request.hpp"
+#include "app/launch/local_launcher.hpp"
+#include "config/job_fields.hpp"
 #include "config/maisi_models.hpp"
 
 #include <cmath>
@@ -13,6 +15,15 @@ namespace {
 QString number(double v) { return QString::number(v, 'g', 10); }
 
 QString bracketed(const QStringList& items) { return QLatin1Char('[') + items.join(QLatin1Char(',')) + QLatin1Char(']'); }
+
+// "name: must be in [1, 2048] voxels (got 0)" when `value` breaks the rule of
+// job field `path` (the engine's own check of the same value).
+void check_field(QStringList& problems, const char* path, const QString& name, double value) {
+  const JobFieldRow* row = find_job_field_row(path);
+  if (!row || (row->range.contains(value) && std::isfinite(value))) return;
+  problems << QStringLiteral("%1: %2 (got %3)")
+                  .arg(name, QString::fromStdString(row->range.requirement(row->unit)), number(value));
+}
 
 }  // namespace
 
@@ -46,12 +57,10 @@ QStringList MaisiGenerateRequest::validate() const {
   static const char* axes[3] = {"x", "y", "z"};
   for (int a = 0; a < 3; ++a) {
     const auto i = static_cast<std::size_t>(a);
-    if (output_size[i] <= 0)
-      problems << QStringLiteral("output_size.%1: must be > 0 voxels (got %2)").arg(axes[a]).arg(output_size[i]);
-    if (!(spacing[i] > 0.0) || !std::isfinite(spacing[i]))
-      problems << QStringLiteral("spacing.%1: must be > 0 mm (got %2)").arg(axes[a]).arg(spacing[i]);
+    check_field(problems, "generate.output_size", QStringLiteral("output_size.%1").arg(axes[a]), output_size[i]);
+    check_field(problems, "generate.spacing", QStringLiteral("spacing.%1").arg(axes[a]), spacing[i]);
   }
-  if (num_images < 1) problems << QStringLiteral("num_images: must be >= 1 (got %1)").arg(num_images);
+  check_field(problems, "generate.num_images", QStringLiteral("num_images"), num_images);
   if (nproc_per_node < 1) problems << QStringLiteral("nproc_per_node: must be >= 1 (got %1)").arg(nproc_per_node);
   if (run_dir.isEmpty())
     problems << QStringLiteral("run_dir: missing (where the imported run goes)");
@@ -70,20 +79,22 @@ QStringList maisi_import_arguments(const MaisiGenerateRequest& r) {
           r.model};
 }
 
+LaunchRequest maisi_generate_launch_request(const MaisiGenerateRequest& r) {
+  LaunchRequest l;
+  l.generate_run_dir = r.run_dir;
+  l.nproc_per_node = r.nproc_per_node;
+  l.overrides << QStringLiteral("generate.output_size=") +
+                     bracketed({QString::number(r.output_size[0]), QString::number(r.output_size[1]),
+                                QString::number(r.output_size[2])})
+              << QStringLiteral("generate.spacing=") +
+                     bracketed({number(r.spacing[0]), number(r.spacing[1]), number(r.spacing[2])});
+  l.generate_arguments << QStringLiteral("--num-images") << QString::number(r.num_images);
+  if (!r.label_map.isEmpty()) l.generate_arguments << QStringLiteral("--label") << r.label_map;
+  return l;
+}
+
 QStringList maisi_generate_arguments(const MaisiGenerateRequest& r) {
-  QStringList args;
-  // One process: plain generate (no rendezvous to set up); more: the launcher.
-  if (r.nproc_per_node > 1)
-    args << QStringLiteral("launch") << QStringLiteral("--nproc-per-node") << QString::number(r.nproc_per_node);
-  args << QStringLiteral("generate") << r.run_dir
-       << QStringLiteral("generate.output_size=") +
-              bracketed({QString::number(r.output_size[0]), QString::number(r.output_size[1]),
-                         QString::number(r.output_size[2])})
-       << QStringLiteral("generate.spacing=") +
-              bracketed({number(r.spacing[0]), number(r.spacing[1]), number(r.spacing[2])})
-       << QStringLiteral("--num-images") << QString::number(r.num_images);
-  if (!r.label_map.isEmpty()) args << QStringLiteral("--label") << r.label_map;
-  return args;
+  return local_engine_arguments(maisi_generate_launch_request(r));
 }
 
 GeneratedFiles find_generated_files(const QString& run_dir) {

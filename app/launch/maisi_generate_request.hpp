@@ -14,6 +14,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "app/launch/launch_request.hpp"
+#include "config/job_spec.hpp"
 #include "config/maisi_models.hpp"
 
 namespace medsynth::app {
@@ -27,12 +29,14 @@ struct MaisiGenerateRequest {
   QString label_map;                         // optional: conditions the ControlNet (generate --label)
   std::array<int, 3> output_size{256, 256, 128};  // voxels x, y, z
   std::array<double, 3> spacing{1.5, 1.5, 2.0};   // mm
-  int num_images = 1;
+  int num_images = GenerateSpec{}.num_images;     // the job field generate.num_images (0: one per process)
   int nproc_per_node = 1;                    // engine processes on this machine
   QString run_dir;                           // created by import-maisi; must not exist yet
 
   // "field: reason" lines, empty when the request can run. Checks the folder
-  // (folder_problems), the label map's existence, sizes, spacing, counts.
+  // (folder_problems), the label map's existence, and sizes, spacing and the
+  // image count by the rules of their job fields (generate.output_size,
+  // generate.spacing, generate.num_images: config/job_fields.cpp's rows).
   QStringList validate() const;
 };
 
@@ -45,6 +49,11 @@ QString default_maisi_run_dir(const QString& runs_dir, const QString& model, con
 
 // The engine's arguments (without the program).
 QStringList maisi_import_arguments(const MaisiGenerateRequest& request);
+// The generate step as a run like any other: LocalLauncher starts
+// `launch --nproc-per-node P generate RUN_DIR overrides --num-images N
+// [--label MAP] --json` and follows its event stream.
+LaunchRequest maisi_generate_launch_request(const MaisiGenerateRequest& request);
+// Its engine command line (LocalLauncher's, with default options).
 QStringList maisi_generate_arguments(const MaisiGenerateRequest& request);
 
 // What generate wrote into RUN_DIR/output: the newest-named image (X_image.nii.gz

@@ -2,6 +2,7 @@
 #include "app/runs/run_model.hpp"
 
 #include <QDir>
+#include <QFileInfo>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -113,9 +114,25 @@ void RunModel::note_event_time(const QDateTime& time) {
   if (time.isValid() && (!last_event_at_.isValid() || time > last_event_at_)) last_event_at_ = time;
 }
 
+namespace {
+
+// Two spellings of one folder (relative, with "..", through a link)?
+bool same_folder(const QString& a, const QString& b) {
+  if (QDir::cleanPath(QFileInfo(a).absoluteFilePath()) == QDir::cleanPath(QFileInfo(b).absoluteFilePath())) return true;
+  const QString ca = QFileInfo(a).canonicalFilePath();
+  return !ca.isEmpty() && ca == QFileInfo(b).canonicalFilePath();
+}
+
+}  // namespace
+
 void RunModel::apply_run_started(const RunStartInfo& info) {
   const QString dir = start_.run_dir;
   start_ = info;
+  if (located_ && !dir.isEmpty()) {
+    const QString recorded = QDir::cleanPath(info.run_dir);
+    recorded_run_dir_ = same_folder(recorded, dir) ? QString() : recorded;
+    start_.run_dir = dir;
+  }
   if (start_.run_dir.isEmpty()) start_.run_dir = dir;
   total_steps_ = info.total_steps;
   if (!started_at_.isValid()) started_at_ = info.time;
@@ -225,8 +242,14 @@ void RunModel::append_log(const LogLine& line, bool from_event) {
 void RunModel::mark_log_file_followed(int rank) { ranks_with_files_.insert(rank); }
 
 QString RunModel::absolute(const QString& path) const {
-  if (path.isEmpty() || QDir::isAbsolutePath(path) || start_.run_dir.isEmpty()) return path;
-  return QDir(start_.run_dir).filePath(path);
+  if (path.isEmpty() || start_.run_dir.isEmpty()) return path;
+  if (!QDir::isAbsolutePath(path)) return QDir(start_.run_dir).filePath(path);
+  // A path inside the folder the run was recorded in, for a run that now
+  // lives elsewhere: the same file under the run's location.
+  if (!recorded_run_dir_.isEmpty() &&
+      (path == recorded_run_dir_ || path.startsWith(recorded_run_dir_ + QLatin1Char('/'))))
+    return start_.run_dir + path.mid(recorded_run_dir_.size());
+  return path;
 }
 
 void RunModel::apply_checkpoint(const CheckpointInfo& checkpoint) {
@@ -313,12 +336,17 @@ void RunModel::set_status(RunStatus status, const QString& failure_message) {
   set_status_internal(status);
 }
 
-void RunModel::set_run_dir(const QString& run_dir) { start_.run_dir = run_dir; }
+void RunModel::set_run_dir(const QString& run_dir) {
+  start_.run_dir = run_dir;
+  located_ = !run_dir.isEmpty();
+}
 
 void RunModel::clear() {
   const bool keep = keep_history_;
   status_ = RunStatus::pending;
   start_ = {};
+  located_ = false;
+  recorded_run_dir_.clear();
   total_steps_ = current_step_ = 0;
   epoch_ = epochs_ = 0;
   samples_per_s_ = eta_seconds_ = -1.0;

@@ -207,7 +207,15 @@ class RunModel : public QObject {
   void set_reader_stats(const ReaderStats& stats);
   // Status decided outside the stream (launcher saw the process end, run store saw it go stale).
   void set_status(RunStatus status, const QString& failure_message = {});
+  // Where the run's folder is (the folder opened, or the one a launcher
+  // reported). Set before the stream's run_started, it wins over the folder
+  // that event records: a run copied or moved elsewhere (rsync from cluster
+  // scratch to a laptop) keeps its own location, and every path the stream
+  // names inside the recorded folder is re-rooted into this one.
   void set_run_dir(const QString& run_dir);
+  // The folder the stream's run_started recorded ("" before it, or when it
+  // is where the run is).
+  QString recorded_run_dir() const { return recorded_run_dir_; }
   // Forget everything (a followed file was replaced, a launcher starts again).
   void clear();
 
@@ -237,6 +245,8 @@ class RunModel : public QObject {
   qint64 dropped_ = 0;
   RunStatus status_ = RunStatus::pending;
   RunStartInfo start_;
+  bool located_ = false;      // set_run_dir() came first: start_.run_dir is where the files are
+  QString recorded_run_dir_;  // run_started's run_dir when it differs from the location
   qint64 total_steps_ = 0;
   qint64 current_step_ = 0;
   int epoch_ = 0;

@@ -1,7 +1,6 @@
 #include "app/session/launch_coordinator.hpp"
 
-#include "app/cluster/slurm_launcher.hpp"
-#include "app/cluster/ssh_launcher.hpp"
+#include "app/cluster/launcher_factory.hpp"
 
 #include <QDir>
 #include <QFileInfo>
@@ -100,22 +99,6 @@ RunController* LaunchCoordinator::resume(const QString& run_dir, const LaunchOpt
   return start(request);
 }
 
-std::unique_ptr<Launcher> LaunchCoordinator::make_launcher() const {
-  if (target_ && target_->kind == ClusterKind::ssh) {
-    SshLauncherOptions o;
-    o.cluster = *target_;
-    o.delegate = delegate_;
-    return std::make_unique<SshLauncher>(o);
-  }
-  if (target_ && target_->kind == ClusterKind::slurm) {
-    SlurmLauncherOptions o;
-    o.cluster = *target_;
-    o.delegate = delegate_;
-    return std::make_unique<SlurmLauncher>(o);
-  }
-  return std::make_unique<LocalLauncher>(nullptr, launcher_options_);
-}
-
 RunController* LaunchCoordinator::start(const LaunchRequest& request) {
   if (target_ && target_->kind == ClusterKind::kubernetes) {
     emit error_message(tr("%1 is a Kubernetes cluster: export its manifests with `medsynth run --cluster FILE JOB --k8s-manifest OUT`.")
@@ -134,7 +117,8 @@ RunController* LaunchCoordinator::start(const LaunchRequest& request) {
     return nullptr;
   }
   if (target_) on_target.nproc_per_node = target_->nproc_per_node;  // the cluster's, not this machine's
-  auto* run = new RunController(on_target, make_launcher(), this);
+  auto* run =
+      new RunController(on_target, make_launcher(target_ ? &*target_ : nullptr, delegate_, launcher_options_), this);
   runs_ << run;
   connect(run, &RunController::run_dir_known, this, [this](const QString& dir) {
     if (store_) store_->set_active(dir, true);

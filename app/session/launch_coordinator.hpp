@@ -67,7 +67,6 @@ class LaunchCoordinator : public QObject {
 
  private:
   RunController* start(const LaunchRequest& request);
-  std::unique_ptr<Launcher> make_launcher() const;
   QString job_file_for_launch(QString* error);
   void report_active();  // emits active_changed when it changed
 

@@ -3,7 +3,9 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include "app/cluster/launcher_factory.hpp"
 #include "app/launch/local_launcher.hpp"
+#include "app/session/run_controller.hpp"
 
 namespace medsynth::app {
 
@@ -26,16 +28,22 @@ QString command_line(const QString& program, const QStringList& args) {
 MaisiGenerateFlow::MaisiGenerateFlow(QObject* parent, QString engine) : QObject(parent), engine_(std::move(engine)) {}
 
 MaisiGenerateFlow::~MaisiGenerateFlow() {
-  if (is_running()) {
+  if (process_ && process_->state() != QProcess::NotRunning) {
     disconnect(process_, nullptr, this, nullptr);
     process_->kill();
     process_->waitForFinished(5000);
   }
+  // A generation still running is left to its launcher's own teardown.
+  if (generation_) disconnect(generation_, nullptr, this, nullptr);
 }
 
 QString MaisiGenerateFlow::program() const { return engine_.isEmpty() ? LocalLauncher::engine_path() : engine_; }
 
-bool MaisiGenerateFlow::is_running() const { return process_ && process_->state() != QProcess::NotRunning; }
+RunController* MaisiGenerateFlow::generation() const { return generation_.data(); }
+
+bool MaisiGenerateFlow::is_running() const {
+  return (process_ && process_->state() != QProcess::NotRunning) || stage_ == Stage::generating;
+}
 
 void MaisiGenerateFlow::start(const MaisiGenerateRequest& request) {
   if (is_running()) {
@@ -53,46 +61,49 @@ void MaisiGenerateFlow::start(const MaisiGenerateRequest& request) {
   if (const QString parent = QFileInfo(request.run_dir).absolutePath(); !QDir().mkpath(parent))
     return fail(QStringLiteral("run_dir: cannot create the runs folder %1").arg(parent));
   stage_ = Stage::importing;
-  run(QStringLiteral("import-maisi"), maisi_import_arguments(request_));
+  run_import();
 }
 
 void MaisiGenerateFlow::cancel() {
   if (!is_running()) return;
   cancel_requested_ = true;
-  process_->terminate();
+  if (stage_ == Stage::generating && generation_)
+    generation_->stop();  // SIGTERM through the launcher; finished() follows
+  else if (process_)
+    process_->terminate();
 }
 
-void MaisiGenerateFlow::run(const QString& stage, const QStringList& arguments) {
+void MaisiGenerateFlow::keep_line(const QString& line) {
+  stderr_tail_ << line;
+  if (stderr_tail_.size() > k_tail_lines) stderr_tail_.removeFirst();
+  emit output_line(line);
+}
+
+void MaisiGenerateFlow::run_import() {
   if (process_) process_->deleteLater();
-  stage_name_ = stage;
+  stage_name_ = QStringLiteral("import-maisi");
   stderr_lines_.clear();
   stderr_tail_.clear();
+  const QStringList arguments = maisi_import_arguments(request_);
   process_ = new QProcess(this);
   process_->setProgram(program());
   process_->setArguments(arguments);
   process_->setProcessChannelMode(QProcess::MergedChannels);
   connect(process_, &QProcess::readyReadStandardOutput, this, [this] {
-    for (const QString& line : stderr_lines_.feed(process_->readAllStandardOutput())) {
-      stderr_tail_ << line;
-      if (stderr_tail_.size() > k_tail_lines) stderr_tail_.removeFirst();
-      emit output_line(line);
-    }
+    for (const QString& line : stderr_lines_.feed(process_->readAllStandardOutput())) keep_line(line);
   });
-  connect(process_, &QProcess::finished, this, &MaisiGenerateFlow::on_finished);
+  connect(process_, &QProcess::finished, this, &MaisiGenerateFlow::on_import_finished);
   connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
     if (error == QProcess::FailedToStart)
       fail(QStringLiteral("could not start %1: %2").arg(process_->program(), process_->errorString()));
   });
-  emit stage_started(stage, command_line(program(), arguments));
+  emit stage_started(stage_name_, command_line(program(), arguments));
   process_->start();
 }
 
-void MaisiGenerateFlow::on_finished(int exit_code, QProcess::ExitStatus status) {
-  for (const QString& line : stderr_lines_.feed(process_->readAllStandardOutput()) + stderr_lines_.finish()) {
-    stderr_tail_ << line;
-    if (stderr_tail_.size() > k_tail_lines) stderr_tail_.removeFirst();
-    emit output_line(line);
-  }
+void MaisiGenerateFlow::on_import_finished(int exit_code, QProcess::ExitStatus status) {
+  for (const QString& line : stderr_lines_.feed(process_->readAllStandardOutput()) + stderr_lines_.finish())
+    keep_line(line);
   if (cancel_requested_) return fail(QStringLiteral("%1 stopped").arg(stage_name_));
   if (status == QProcess::CrashExit || exit_code != 0) {
     const QString how = status == QProcess::CrashExit ? QStringLiteral("crashed")
@@ -100,10 +111,39 @@ void MaisiGenerateFlow::on_finished(int exit_code, QProcess::ExitStatus status) 
     // The engine's own message ("medsynth-engine: error: …") is its last lines.
     return fail(QStringLiteral("%1 %2:\n%3").arg(stage_name_, how, stderr_tail_.join(QLatin1Char('\n'))));
   }
-  if (stage_ == Stage::importing) {
-    stage_ = Stage::generating;
-    run(QStringLiteral("generate"), maisi_generate_arguments(request_));
-    return;
+  start_generation();
+}
+
+// The generate step is a run: LocalLauncher (the one make_launcher picks for
+// this machine) starts `launch ... generate RUN ... --json` and feeds the
+// event stream into the run's model, which a monitor can show.
+void MaisiGenerateFlow::start_generation() {
+  stage_ = Stage::generating;
+  stage_name_ = QStringLiteral("generate");
+  stderr_tail_.clear();
+  LocalLauncherOptions options;
+  options.engine = program();
+  const LaunchRequest launch = maisi_generate_launch_request(request_);
+  generation_ = new RunController(launch, make_launcher(nullptr, nullptr, options), this);
+  connect(generation_, &RunController::stderr_text, this, [this](const QString& text) {
+    for (const QString& line : text.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) keep_line(line);
+  });
+  connect(generation_, &RunController::failed_to_start, this,
+          [this](const QString& reason) { fail(QStringLiteral("generate did not start: %1").arg(reason)); });
+  connect(generation_, &RunController::finished, this, &MaisiGenerateFlow::on_generation_finished);
+  emit stage_started(stage_name_, command_line(program(), local_engine_arguments(launch, options)));
+  emit generation_started(generation_);
+  generation_->start();
+}
+
+void MaisiGenerateFlow::on_generation_finished(int exit_code, RunStatus status) {
+  if (stage_ != Stage::generating) return;  // failed to start: reported already
+  if (cancel_requested_ || status == RunStatus::stopped) return fail(QStringLiteral("generate stopped"));
+  if (status != RunStatus::finished) {
+    const QString message = generation_ ? generation_->model()->failure_message() : QString();
+    return fail(QStringLiteral("generate failed (exit %1):\n%2")
+                    .arg(exit_code)
+                    .arg(message.isEmpty() ? stderr_tail_.join(QLatin1Char('\n')) : message));
   }
   const GeneratedFiles files = find_generated_files(request_.run_dir);
   if (files.image.isEmpty())

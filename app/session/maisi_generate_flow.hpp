@@ -1,22 +1,28 @@
 // Runs "Generate CT from MAISI weights": the engine's import-maisi into a new
-// run directory, then generate with the request's size, spacing, label map
-// and processes (maisi_generate_request.hpp builds both command lines). The
-// engine is found like every local launch (LocalLauncher::engine_path(), or
-// the one given). Asynchronous: QProcess signals on the caller's (GUI) thread;
-// nothing blocks. Progress is the engine's stderr relayed line by line; a
-// failure carries the command's last stderr lines (the engine's own message).
-// Used by the ui's MaisiGenerateDialog; tested in tests/app.
+// run directory (a one-shot command), then generate with the request's size,
+// spacing, label map and processes as a run like every other: a
+// RunController over a LocalLauncher that follows generate's event stream
+// (--json), so its progress and images reach a RunModel, and the console
+// shows it in a run monitor (generation_started). The engine is found like
+// every local launch (LocalLauncher::engine_path(), or the one given).
+// Asynchronous, on the caller's (GUI) thread; nothing blocks. The engine's
+// stderr is relayed line by line; a failure carries its last lines (the
+// engine's own message). Used by the ui's MaisiGenerateDialog; tested in tests/app.
 #pragma once
 
 #include <QObject>
+#include <QPointer>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
 
 #include "app/launch/line_splitter.hpp"
 #include "app/launch/maisi_generate_request.hpp"
+#include "app/runs/run_model.hpp"
 
 namespace medsynth::app {
+
+class RunController;
 
 class MaisiGenerateFlow : public QObject {
   Q_OBJECT
@@ -38,23 +44,33 @@ class MaisiGenerateFlow : public QObject {
   Stage stage() const { return stage_; }
   QString program() const;
   const MaisiGenerateRequest& request() const { return request_; }
+  // The generate step's run (null before it starts). A child of the flow;
+  // a monitor tab that shows it may close it (the console deletes a closed
+  // run's controller), hence the guarded pointer.
+  RunController* generation() const;
 
  signals:
   // A command starts: "import-maisi" or "generate", with its full command line.
   void stage_started(const QString& stage, const QString& command_line);
   void output_line(const QString& line);  // the engine's stderr, one line each
+  // The generate step started as a run: show it like any run (a monitor tab).
+  void generation_started(medsynth::app::RunController* run);
   void succeeded(const QString& image_path, const QString& label_path);
   void failed(const QString& message);
 
  private:
-  void run(const QString& stage, const QStringList& arguments);
-  void on_finished(int exit_code, QProcess::ExitStatus status);
+  void run_import();
+  void on_import_finished(int exit_code, QProcess::ExitStatus status);
+  void start_generation();
+  void on_generation_finished(int exit_code, RunStatus status);
+  void keep_line(const QString& line);
   void fail(const QString& message);
 
   QString engine_;
   MaisiGenerateRequest request_;
   Stage stage_ = Stage::idle;
-  QProcess* process_ = nullptr;
+  QProcess* process_ = nullptr;         // import-maisi
+  QPointer<RunController> generation_;  // generate
   QString stage_name_;
   LineSplitter stderr_lines_;
   QStringList stderr_tail_;

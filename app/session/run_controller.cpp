@@ -1,5 +1,7 @@
 #include "app/session/run_controller.hpp"
 
+#include "app/cluster/launcher_factory.hpp"
+
 #include <QDir>
 #include <QFileInfo>
 
@@ -10,7 +12,7 @@ constexpr qsizetype k_stderr_tail_chars = 8000;
 }
 
 RunController::RunController(const LaunchRequest& request, LocalLauncherOptions options, QObject* parent)
-    : RunController(request, std::make_unique<LocalLauncher>(nullptr, options), parent) {}
+    : RunController(request, make_launcher(nullptr, nullptr, options), parent) {}
 
 RunController::RunController(const LaunchRequest& request, std::unique_ptr<Launcher> launcher, QObject* parent)
     : QObject(parent), source_(Source::launched), request_(request), launcher_(std::move(launcher)) {

@@ -10,8 +10,11 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "cli/signals.hpp"
+#include "cli/usage_suggestions.hpp"
 #include "cli/verbs.hpp"
 #include "core/error.hpp"
 #include "run/crash_report.hpp"
@@ -45,7 +48,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    const int code = app.exit(e);
+    if (code != 0) std::cerr << cli::usage_suggestions(app, std::vector<std::string>(argv + 1, argv + argc));
+    return code == 0 ? 0 : 2;
   }
   try {
     for (auto* sub : app.get_subcommands())

@@ -16,6 +16,8 @@ target_sources(medsynth-engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/verb_info.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_latent.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/generate_events.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/usage_suggestions.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_group_from_environment.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_validate.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_completion.cpp)

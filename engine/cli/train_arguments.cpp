@@ -10,6 +10,7 @@
 #include "cli/job_arguments.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
+#include "run/run_directory.hpp"
 
 namespace fs = std::filesystem;
 
@@ -25,7 +26,7 @@ std::string newest_resumable_run(const std::string& runs_dir, const std::string&
   for (const auto& entry : fs::directory_iterator(runs_dir, ec)) {
     const std::string dir = entry.path().filename().string();
     if (dir.rfind(name + "-", 0) != 0) continue;
-    const fs::path last = entry.path() / "checkpoints" / "last.safetensors";
+    const fs::path last = RunDirectory{entry.path().string()}.last_checkpoint();
     if (!fs::exists(last, ec)) continue;
     auto t = fs::last_write_time(last, ec);
     if (best.empty() || t > best_time) {
@@ -75,8 +76,9 @@ ResolvedRun resolve_run(const TrainArguments& a, const JobSpec& job) {
     r.run = open_run_directory(resume);
     // A pipeline resumes stage by stage from its sub-runs (diffusion/ldm_pipeline.hpp).
     if (engine_tasks().is_pipeline(job.task)) return r;
-    r.resume_from = r.run.checkpoints_dir() + "/last.safetensors";
-    if (!fs::exists(r.resume_from)) throw UsageError(resume + ": run directory has no checkpoints/last.safetensors to resume from");
+    r.resume_from = r.run.last_checkpoint();
+    if (!fs::exists(r.resume_from))
+      throw UsageError(resume + ": run directory has no checkpoints/" + k_last_checkpoint_file + " to resume from");
     return r;
   }
   if (!resume.empty() && !fs::exists(resume)) throw UsageError("resume: no such checkpoint or run directory: " + resume);

@@ -17,7 +17,8 @@
 #include "core/error.hpp"
 #include "data/volume_tensor.hpp"
 #include "data/volume_dataset.hpp"
-#include "train/image_metrics.hpp"
+#include "metrics/image_metrics.hpp"
+#include "run/run_directory.hpp"
 #include "train/task.hpp"
 #include "train/volume_scoring.hpp"
 #include "state/training_state.hpp"
@@ -58,6 +59,19 @@ void print_row(const nlohmann::json& row) {
   std::printf("\n");
 }
 
+// A run directory stands for its last checkpoint (a pipeline's: its
+// autoencoder stage's). Issue 38: `eval RUN_DIR` printed the JSON parser's
+// error about a folder.
+std::string checkpoint_to_evaluate(const std::string& given) {
+  if (!std::filesystem::is_directory(given)) return given;
+  const RunDirectory run{given};
+  if (!std::filesystem::is_regular_file(run.job_file()))
+    throw UsageError(given + ": a folder that is not a run directory (no job.yaml); give a checkpoint (.safetensors) or a run");
+  for (const RunDirectory& r : {run, run.stage(k_autoencoder_stage)})
+    if (std::filesystem::is_regular_file(r.last_checkpoint())) return r.last_checkpoint();
+  throw UsageError(given + ": the run has no checkpoint yet (" + run.last_checkpoint() + ")");
+}
+
 }  // namespace
 
 Action add_eval_verb(CLI::App& app) {
@@ -69,7 +83,9 @@ Action add_eval_verb(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("eval", "PSNR and 3D SSIM of a checkpoint on held-out or given volumes");
-  cmd->add_option("checkpoint", args->checkpoint, "A checkpoint (.safetensors) written by train")->required();
+  cmd->add_option("checkpoint", args->checkpoint,
+                  "A checkpoint (.safetensors) written by train, or a run directory (its last checkpoint)")
+      ->required();
   cmd->add_option("overrides", args->overrides, "Overrides of the checkpoint's job, e.g. training.val_sliding_window=false");
   cmd->add_option("--data", args->data, "Evaluate on every volume of this folder or CSV manifest instead of the job's validation split");
   cmd->add_option("--max-volumes", args->max_volumes, "Evaluate at most this many volumes (0: all)");
@@ -77,6 +93,7 @@ Action add_eval_verb(CLI::App& app) {
   cmd->add_flag("--per-volume", args->per_volume,
                 "Also one row per volume; for CT, its SSIM split into air, soft tissue and bone (where SSIM is lost, and the mean offset in HU)");
   return [args] {
+    args->checkpoint = checkpoint_to_evaluate(args->checkpoint);
     TensorFile file = read_tensor_file(args->checkpoint);
     CheckpointIdentity id = check_checkpoint_identity(file, args->checkpoint, {});
     JobSpec job = load_job_text_with_overrides(id.job_yaml, args->overrides, args->checkpoint + " (embedded job)");
@@ -113,11 +130,15 @@ Action add_eval_verb(CLI::App& app) {
       }
     }
     if (args->json) {
-      nlohmann::json out = {{"checkpoint", args->checkpoint}, {"volumes", dataset.size()}, {"metrics", r.metrics}};
+      // "volumes": the ones evaluated (--max-volumes), of "available".
+      nlohmann::json out = {{"checkpoint", args->checkpoint},
+                            {"volumes", items.size()},
+                            {"available", dataset.size()},
+                            {"metrics", r.metrics}};
       if (args->per_volume) out["per_volume"] = rows;
       std::cout << out.dump() << "\n";
     } else {
-      std::cout << "checkpoint: " << args->checkpoint << "\nvolumes: " << dataset.size() << "\n";
+      std::cout << "checkpoint: " << args->checkpoint << "\nvolumes: " << items.size() << " of " << dataset.size() << "\n";
       for (const auto& [name, value] : r.metrics) std::cout << name << " = " << value << "\n";
       std::cout.flush();
       for (const auto& row : rows) print_row(row);

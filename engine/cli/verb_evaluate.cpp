@@ -15,6 +15,7 @@
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
+#include "run/run_directory.hpp"
 #include "data/volume_listing.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "eval/evaluation.hpp"
@@ -96,7 +97,7 @@ int run_evaluate(EvaluateArguments& a) {
   }
   if (rank0 && dist) dist->barrier("evaluate inputs");
   // The run's own autoencoder measures the latent distance of the audit.
-  const fs::path ae_checkpoint = fs::path(a.generated) / "autoencoder" / "checkpoints" / "last.safetensors";
+  const fs::path ae_checkpoint = RunDirectory{a.generated}.stage(k_autoencoder_stage).last_checkpoint();
   if (!o.training.empty() && is_run_directory(a.generated) && fs::is_regular_file(ae_checkpoint)) {
     const JobSpec job = load_job_file((fs::path(a.generated) / "job.yaml").string());
     o.encoder = latent_mean_encoder(job, ae_checkpoint.string(), c10::Device(c10::kCPU));

@@ -7,10 +7,13 @@
 //     checkpoints. Both run distributed when started by launch/torchrun/srun.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 
 #include "cli/engine_tasks.hpp"
+#include "cli/generate_events.hpp"
 #include "cli/process_group_from_environment.hpp"
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
@@ -18,6 +21,7 @@
 #include "diffusion/encode_stage.hpp"
 #include "diffusion/generate_stage.hpp"
 #include "run/run_directory.hpp"
+#include "state/device_choice.hpp"
 
 namespace fs = std::filesystem;
 
@@ -63,6 +67,7 @@ Action add_generate_verb(CLI::App& app) {
     std::vector<std::string> overrides;
     int num_images = -1;
     std::int64_t base_seed = -1;
+    bool json = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("generate", "Sample volumes from a task: ldm run: output/image_seed{S}_rank{R}.nii.gz");
@@ -75,6 +80,9 @@ Action add_generate_verb(CLI::App& app) {
                   "A label map that steers the run's ControlNet (MAISI image-from-mask): the images take its grid and are written "
                   "as sample_seed{S}_rank{R}_image.nii.gz beside a copy of it, ..._label.nii.gz")
       ->check(CLI::ExistingFile);
+  cmd->add_flag("--json", args->json,
+                "The event stream on stdout (run_started, an artifact and a progress event per image, run_finished), "
+                "also appended to RUN/events.jsonl; without it stdout lists the images");
   return [args] {
     const RunDirectory run = open_run_directory(args->run_dir);
     JobSpec job = load_job_file_with_overrides(run.job_file(), args->overrides);
@@ -85,19 +93,47 @@ Action add_generate_verb(CLI::App& app) {
     if (args->base_seed >= 0) job.generate.base_seed = args->base_seed;
     auto dist = process_group_from_environment(job);
     GenerateOptions o;
-    o.unet_checkpoint = require_file(run.root + "/diffusion/checkpoints/last.safetensors", "diffusion stage checkpoint");
-    o.autoencoder_checkpoint = require_file(
-        job.ldm.autoencoder_checkpoint.empty() ? run.root + "/autoencoder/checkpoints/last.safetensors" : job.ldm.autoencoder_checkpoint,
-        "autoencoder checkpoint");
+    o.unet_checkpoint = require_file(run.stage(k_diffusion_stage).last_checkpoint(), "diffusion stage checkpoint");
+    o.autoencoder_checkpoint =
+        require_file(job.ldm.autoencoder_checkpoint.empty() ? run.stage(k_autoencoder_stage).last_checkpoint()
+                                                            : job.ldm.autoencoder_checkpoint,
+                     "autoencoder checkpoint");
     o.embedding_dir = job.ldm.embedding_dir.empty() ? run.embedding_dir() : job.ldm.embedding_dir;
     o.output_dir = args->output_dir.empty() ? run.output_dir() : args->output_dir;
     if (!args->label.empty()) {
       o.label = args->label;
-      o.controlnet_checkpoint = require_file(run.root + "/controlnet/checkpoints/last.safetensors", "ControlNet checkpoint (import-maisi of a folder with one)");
-      o.controlnet_network_config = require_file(run.root + "/controlnet/config_network.json", "ControlNet network config");
+      o.controlnet_checkpoint = require_file(run.stage(k_controlnet_stage).last_checkpoint(),
+                                             "ControlNet checkpoint (import-maisi of a folder with one)");
+      o.controlnet_network_config =
+          require_file(run.stage(k_controlnet_stage).network_config_file(), "ControlNet network config");
     }
     o.dist = dist.get();
-    for (const auto& image : generate_images(job, o)) std::cout << image.path << "\n";
+    const int rank = dist ? dist->rank() : 0, world = dist ? dist->world_size() : 1;
+    const auto device = dist ? dist->device() : training_device(job.training.device, 0);
+    const auto planned = planned_images(job, o.output_dir, world, !o.label.empty());
+    std::int64_t kept = 0;
+    for (const auto& p : planned) kept += p.rank == rank && fs::exists(p.path) ? 1 : 0;  // this process's, kept as they are
+    GenerateEvents events(args->json, run, job, device.str(), rank, world, static_cast<std::int64_t>(planned.size()),
+                          kept);
+    // A line per image on stderr as it is written: at MAISI size an image
+    // takes minutes, and a silent command looks like a hung one.
+    std::int64_t written = kept;
+    const std::int64_t mine = std::count_if(planned.begin(), planned.end(), [rank](const GeneratedImage& p) { return p.rank == rank; });
+    o.on_image_written = [&events, &written, mine](const GeneratedImage& image) {
+      events.image_written(image);
+      std::cerr << "generate: image " << ++written << "/" << mine << " of this process written: " << image.path << " (seed "
+                << image.seed << ", " << std::fixed << std::setprecision(1) << image.seconds << " s)" << std::endl;
+    };
+    std::vector<GeneratedImage> images;
+    try {
+      images = generate_images(job, o);
+    } catch (const std::exception& e) {
+      events.failed(e);
+      throw;
+    }
+    events.finished();
+    if (!args->json)
+      for (const auto& image : images) std::cout << image.path << "\n";
     return 0;
   };
 }

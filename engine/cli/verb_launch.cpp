@@ -30,6 +30,7 @@ struct GenerateArguments {
   std::vector<std::string> overrides;
   int num_images = -1;
   std::int64_t base_seed = -1;
+  bool json = false;
 
   std::vector<std::string> worker_argv() const {
     std::vector<std::string> argv{"generate", run_dir};
@@ -38,6 +39,7 @@ struct GenerateArguments {
     if (base_seed >= 0) argv.insert(argv.end(), {"--base-seed", std::to_string(base_seed)});
     if (!output_dir.empty()) argv.insert(argv.end(), {"--output-dir", output_dir});
     if (!label.empty()) argv.insert(argv.end(), {"--label", fs::absolute(label).string()});
+    if (json) argv.push_back("--json");
     return argv;
   }
 };
@@ -115,6 +117,7 @@ Action add_launch_verb(CLI::App& app) {
   generate->add_option("--base-seed", g.base_seed, "Seed of image 0; image k uses base_seed + k");
   generate->add_option("--output-dir", g.output_dir, "Where to write (default: RUN_DIR/output)");
   generate->add_option("--label", g.label, "A label map for the run's ControlNet (see generate --help)")->check(CLI::ExistingFile);
+  generate->add_flag("--json", g.json, "The event stream on stdout (rank 0's and the launcher's), as generate --json");
   return [args, generate] {
     AgentOptions o = args->agent;
     o.nproc_per_node = resolve_nproc(args->nproc);
@@ -122,6 +125,7 @@ Action add_launch_verb(CLI::App& app) {
     if (generate->parsed()) {
       const GenerateArguments g = args->generate;
       o.worker_args = g.worker_argv();
+      o.json_stdout = g.json;
       o.train_workers = false;
       o.identity = "generate " + fs::absolute(g.run_dir).string() + ", " + std::to_string(o.nnodes) + " node(s) x " +
                    std::to_string(o.nproc_per_node) + " worker(s)" + (args->rendezvous_id.empty() ? "" : ", launch " + args->rendezvous_id);

@@ -1,4 +1,4 @@
-// The options of MONAI's ControlNetMaisi (diffusion/controlnet_maisi.hpp):
+// The options of MONAI's ControlNetMaisi (models/controlnet_maisi.hpp):
 // the trunk fields it shares with the diffusion UNet (names as in
 // DiffusionUnetOptions; MONAI's `num_channels` is `channels`) and its
 // conditioning embedding. A plain struct with its validation, in

@@ -9,8 +9,6 @@ namespace medsynth {
 void NoiseScheduleOptions::validate(const std::string& prefix) const {
   std::vector<FieldError> errors;
   if (num_train_timesteps < 2) errors.push_back({prefix + ".num_train_timesteps", "must be at least 2"});
-  if (beta_schedule != "linear_beta" && beta_schedule != "scaled_linear_beta")
-    errors.push_back({prefix + ".beta_schedule", "must be linear_beta or scaled_linear_beta, not '" + beta_schedule + "'"});
   if (!(beta_start > 0.0 && beta_start < 1.0)) errors.push_back({prefix + ".beta_start", "must be in (0, 1)"});
   if (!(beta_end > 0.0 && beta_end < 1.0)) errors.push_back({prefix + ".beta_end", "must be in (0, 1)"});
   if (beta_end < beta_start) errors.push_back({prefix + ".beta_end", "must not be below beta_start"});
@@ -19,23 +17,18 @@ void NoiseScheduleOptions::validate(const std::string& prefix) const {
 
 void SchedulerOptions::validate(const std::string& prefix) const {
   std::vector<FieldError> errors;
-  auto add = [&](const std::string& field, const std::string& message) { errors.push_back({prefix + "." + field, message}); };
-  if (kind != "ddpm" && kind != "ddim" && kind != "rflow" && kind != "fast_ddpm")
-    add("kind", "must be ddpm, ddim, rflow or fast_ddpm, not '" + kind + "'");
-  if (prediction_type != "epsilon" && prediction_type != "sample" && prediction_type != "v_prediction")
-    add("prediction_type", "must be epsilon, sample or v_prediction, not '" + prediction_type + "'");
+  auto add = [&](const std::string& field, const std::string& message) {
+    errors.push_back({prefix + "." + field, message});
+  };
   if (num_inference_steps < 1 || num_inference_steps > noise.num_train_timesteps)
     add("num_inference_steps", "must be between 1 and num_train_timesteps (" + std::to_string(noise.num_train_timesteps) + ")");
   if (!(clip_sample_value > 0)) add("clip_sample_value", "must be positive");
   if (!(ddim_eta >= 0.0 && ddim_eta <= 1.0)) add("ddim_eta", "must be in [0, 1]");
-  if (sample_method != "uniform" && sample_method != "logit-normal")
-    add("sample_method", "must be uniform or logit-normal, not '" + sample_method + "'");
   if (!(scale > 0)) add("scale", "must be positive");
   if (!(base_img_size_numel >= 1)) add("base_img_size_numel", "must be at least 1");
   if (!(transform_scale > 0)) add("transform_scale", "must be positive");
-  if (fast_ddpm_steps < 2 || fast_ddpm_steps > noise.num_train_timesteps) add("fast_ddpm_steps", "must be between 2 and num_train_timesteps");
-  if (fast_ddpm_schedule != "uniform" && fast_ddpm_schedule != "non-uniform")
-    add("fast_ddpm_schedule", "must be uniform or non-uniform, not '" + fast_ddpm_schedule + "'");
+  if (fast_ddpm_steps < 2 || fast_ddpm_steps > noise.num_train_timesteps)
+    add("fast_ddpm_steps", "must be between 2 and num_train_timesteps");
   try {
     noise.validate(prefix);
   } catch (const ConfigError& e) {

@@ -1,8 +1,8 @@
 // The job-file options of the latent diffusion components (docs/job-file.md
 // "scheduler", "model.diffusion_unet"): plain structs with their validation,
 // in medsynth_config so that the console validates them without LibTorch.
-// The engine builds the UNet (diffusion/diffusion_model_unet.hpp) and the
-// schedulers (diffusion/diffusion_scheduler.hpp) from them.
+// The engine builds the UNet (models/diffusion_model_unet.hpp) and the
+// schedulers (schedulers/diffusion_scheduler.hpp) from them.
 #pragma once
 
 #include <string>
@@ -10,9 +10,19 @@
 
 namespace medsynth {
 
+// The scheduler's modes, spelled in job files as MONAI spells them
+// (config/job_enums.hpp: "ddpm", "scaled_linear_beta", "v_prediction",
+// "logit-normal", "non-uniform"). A misspelling is refused where the file is
+// read, naming the field; code past the reader never compares strings.
+enum class SchedulerKind { rflow, ddpm, ddim, fast_ddpm };  // in the console's order
+enum class BetaSchedule { linear_beta, scaled_linear_beta };
+enum class PredictionType { epsilon, sample, v_prediction };
+enum class TimestepSampling { uniform, logit_normal };
+enum class FastDdpmSchedule { uniform, non_uniform };
+
 struct NoiseScheduleOptions {
   int num_train_timesteps = 1000;
-  std::string beta_schedule = "scaled_linear_beta";  // MAISI's choice; MONAI's default is linear_beta
+  BetaSchedule beta_schedule = BetaSchedule::scaled_linear_beta;  // MAISI's choice; MONAI's default is linear_beta
   double beta_start = 0.0015;                         // MAISI ddpm
   double beta_end = 0.0195;
 
@@ -22,15 +32,15 @@ struct NoiseScheduleOptions {
 };
 
 struct SchedulerOptions {
-  std::string kind = "rflow";                 // ddpm | ddim | rflow | fast_ddpm
+  SchedulerKind kind = SchedulerKind::rflow;
   NoiseScheduleOptions noise;                 // ddpm, ddim, fast_ddpm
-  std::string prediction_type = "epsilon";    // epsilon | sample | v_prediction (rflow always predicts velocity)
+  PredictionType prediction_type = PredictionType::epsilon;  // rflow always predicts velocity
   int num_inference_steps = 30;               // rflow 30, ddpm 1000, ddim 50; fast_ddpm uses fast_ddpm_steps
   bool clip_sample = false;                   // clamp the predicted x0 to [-clip_sample_value, +clip_sample_value]
   double clip_sample_value = 1.0;
   double ddim_eta = 0.0;                      // ddim/fast_ddpm: 0 deterministic, 1 DDPM-like noise
   // rflow (MONAI RFlowScheduler names)
-  std::string sample_method = "logit-normal"; // uniform | logit-normal
+  TimestepSampling sample_method = TimestepSampling::logit_normal;
   double loc = 0.0;                           // logit-normal location and scale
   double scale = 1.0;
   bool use_timestep_transform = true;         // shift timesteps toward noise for inputs larger than base_img_size_numel
@@ -38,7 +48,7 @@ struct SchedulerOptions {
   double transform_scale = 1.0;
   // fast_ddpm
   int fast_ddpm_steps = 10;
-  std::string fast_ddpm_schedule = "non-uniform";  // uniform | non-uniform
+  FastDdpmSchedule fast_ddpm_schedule = FastDdpmSchedule::non_uniform;
 
   // Throws ConfigError naming `prefix`.field.
   void validate(const std::string& prefix) const;

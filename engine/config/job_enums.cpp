@@ -41,4 +41,29 @@ const std::vector<std::string>& modality_names() {
   return names;
 }
 
+const std::vector<std::string>& EnumSpellings<SchedulerKind>::names() {
+  static const std::vector<std::string> names{"rflow", "ddpm", "ddim", "fast_ddpm"};
+  return names;
+}
+
+const std::vector<std::string>& EnumSpellings<BetaSchedule>::names() {
+  static const std::vector<std::string> names{"linear_beta", "scaled_linear_beta"};
+  return names;
+}
+
+const std::vector<std::string>& EnumSpellings<PredictionType>::names() {
+  static const std::vector<std::string> names{"epsilon", "sample", "v_prediction"};
+  return names;
+}
+
+const std::vector<std::string>& EnumSpellings<TimestepSampling>::names() {
+  static const std::vector<std::string> names{"uniform", "logit-normal"};
+  return names;
+}
+
+const std::vector<std::string>& EnumSpellings<FastDdpmSchedule>::names() {
+  static const std::vector<std::string> names{"uniform", "non-uniform"};
+  return names;
+}
+
 }  // namespace medsynth

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "config/job_enums.hpp"
 #include "config/number_text.hpp"
 #include "config/task_catalog.hpp"
 
@@ -344,19 +345,19 @@ std::vector<JobFieldRow> table() {
       {.path = "scheduler.kind", .label = "Scheduler", .group = "Latent diffusion",
        .help = "rflow: rectified flow, 30 steps (maisi3d-rflow); ddpm: 1000 steps (maisi3d-ddpm); ddim: N "
                "deterministic steps; fast_ddpm: 10 steps for training and sampling.",
-       .choices = {"rflow", "ddpm", "ddim", "fast_ddpm"}},
+       .choices = enum_names<SchedulerKind>()},
       {.path = "scheduler.num_train_timesteps", .label = "Training timesteps", .group = "Latent diffusion",
        .help = "T of the noise schedule (MONAI/MAISI: 1000).", .range = at_least(2), .advanced = true},
       {.path = "scheduler.beta_schedule", .label = "Beta schedule", .group = "Latent diffusion",
        .help = "linear_beta or scaled_linear_beta (MAISI ddpm).",
-       .choices = {"linear_beta", "scaled_linear_beta"}, .advanced = true},
+       .choices = enum_names<BetaSchedule>(), .advanced = true},
       {.path = "scheduler.beta_start", .label = "Beta start", .group = "Latent diffusion",
        .help = "First beta of the schedule (MAISI: 0.0015).", .range = between_open(0, 1), .advanced = true},
       {.path = "scheduler.beta_end", .label = "Beta end", .group = "Latent diffusion",
        .help = "Last beta of the schedule (MAISI: 0.0195).", .range = between_open(0, 1), .advanced = true},
       {.path = "scheduler.prediction_type", .label = "Prediction type", .group = "Latent diffusion",
        .help = "What a DDPM/DDIM/Fast-DDPM network predicts: epsilon, sample (x0) or v_prediction; rectified flow "
-               "always predicts the velocity.", .choices = {"epsilon", "sample", "v_prediction"}, .advanced = true},
+               "always predicts the velocity.", .choices = enum_names<PredictionType>(), .advanced = true},
       {.path = "scheduler.num_inference_steps", .label = "Sampling steps", .group = "Latent diffusion",
        .help = "Reverse steps when generating (rflow 30, ddpm 1000, ddim 50).", .range = at_least(1)},
       {.path = "scheduler.ddim_eta", .label = "DDIM eta", .group = "Latent diffusion",
@@ -364,7 +365,7 @@ std::vector<JobFieldRow> table() {
        .range = between(0, 1), .advanced = true},
       {.path = "scheduler.sample_method", .label = "Timestep sampling", .group = "Latent diffusion",
        .help = "Rectified flow training timesteps: uniform or logit-normal (MAISI).",
-       .choices = {"uniform", "logit-normal"}, .advanced = true},
+       .choices = enum_names<TimestepSampling>(), .advanced = true},
       {.path = "scheduler.use_timestep_transform", .label = "Resolution shift", .group = "Latent diffusion",
        .help = "Rectified flow: shift timesteps toward noise for latents larger than the base size (MAISI).",
        .advanced = true},
@@ -373,7 +374,7 @@ std::vector<JobFieldRow> table() {
        .range = at_least(1), .advanced = true},
       {.path = "scheduler.fast_ddpm_schedule", .label = "Fast-DDPM timesteps", .group = "Latent diffusion",
        .help = "uniform: every T/10; non-uniform: 40 % below 0.7 T, 60 % above (Fast-DDPM).",
-       .choices = {"uniform", "non-uniform"}, .advanced = true},
+       .choices = enum_names<FastDdpmSchedule>(), .advanced = true},
       {.path = "scheduler.fast_ddpm_steps", .label = "Fast-DDPM steps", .group = "Latent diffusion",
        .help = "Timesteps used for training and sampling (Fast-DDPM: 10).", .range = at_least(2), .advanced = true},
       // ldm

@@ -84,9 +84,9 @@ void read_integer(const YAML::Node& node, const std::string& path, Int& out, std
   out = static_cast<Int>(*value);
 }
 
-template <class Enum>
+template <class Enum, class Parse>
 void read_enum(const YAML::Node& node, const std::string& path, Enum& out, std::vector<FieldError>& errors,
-               std::optional<Enum> (*parse)(std::string_view), const std::vector<std::string>& names) {
+               const Parse& parse, const std::vector<std::string>& names) {
   std::string choices;
   for (const auto& n : names) choices += (choices.empty() ? "" : ", ") + n;
   if (!node.IsScalar()) {
@@ -170,6 +170,16 @@ void read_value(const YAML::Node& node, const std::string& path, DataSource& out
 
 void read_value(const YAML::Node& node, const std::string& path, Modality& out, std::vector<FieldError>& errors) {
   read_enum(node, path, out, errors, &parse_modality, modality_names());
+}
+
+void read_spelled_enum(const YAML::Node& node, const std::string& path, std::size_t& index,
+                       const std::vector<std::string>& names, std::vector<FieldError>& errors) {
+  const auto parse = [&names](std::string_view text) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (text == names[i]) return i;
+    return std::nullopt;
+  };
+  read_enum(node, path, index, errors, parse, names);
 }
 
 }  // namespace medsynth

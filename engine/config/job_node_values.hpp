@@ -15,6 +15,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "config/job_enums.hpp"
 #include "config/job_spec.hpp"
 #include "core/error.hpp"
 
@@ -30,6 +31,14 @@ void read_value(const YAML::Node& node, const std::string& path, bool& out, std:
 void read_value(const YAML::Node& node, const std::string& path, std::string& out, std::vector<FieldError>& errors);
 void read_value(const YAML::Node& node, const std::string& path, DataSource& out, std::vector<FieldError>& errors);
 void read_value(const YAML::Node& node, const std::string& path, Modality& out, std::vector<FieldError>& errors);
+void read_spelled_enum(const YAML::Node& node, const std::string& path, std::size_t& index,
+                       const std::vector<std::string>& names, std::vector<FieldError>& errors);
+template <SpelledEnum E>
+void read_value(const YAML::Node& node, const std::string& path, E& out, std::vector<FieldError>& errors) {
+  std::size_t index = static_cast<std::size_t>(out);
+  read_spelled_enum(node, path, index, enum_names<E>(), errors);
+  out = static_cast<E>(index);
+}
 
 // "integers", "numbers", "booleans": the element noun for sequence messages.
 template <class T>

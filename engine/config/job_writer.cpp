@@ -30,6 +30,13 @@ std::string yaml_scalar(double v) { return yaml_number(v); }
 std::string yaml_scalar(bool v) { return v ? "true" : "false"; }
 std::string yaml_scalar(DataSource v) { return std::string(to_string(v)); }
 std::string yaml_scalar(Modality v) { return std::string(to_string(v)); }
+// The scheduler's modes were strings until issue 33 and were written quoted:
+// they stay quoted, so a run's job.yaml, its config hash and a resume of a run
+// made before keep every byte.
+template <SpelledEnum E>
+std::string yaml_scalar(E v) {
+  return yaml_scalar(std::string(to_string(v)));
+}
 
 template <class Range>
 std::string yaml_flow(const Range& values) {
@@ -86,6 +93,10 @@ OrderedJson json_value(double v) { return v; }
 OrderedJson json_value(bool v) { return v; }
 OrderedJson json_value(DataSource v) { return std::string(to_string(v)); }
 OrderedJson json_value(Modality v) { return std::string(to_string(v)); }
+template <SpelledEnum E>
+OrderedJson json_value(E v) {
+  return std::string(to_string(v));
+}
 OrderedJson json_value(const std::vector<bool>& v) {
   OrderedJson out = OrderedJson::array();
   for (bool b : v) out.push_back(b);

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "config/job_enums.hpp"
 #include "core/bounded_json.hpp"
 #include "core/error.hpp"
 
@@ -34,6 +35,14 @@ class Section {
     if (!has(key)) return;
     used_.insert(key);
     const Json value = resolve(body_.at(key), key);
+    if constexpr (SpelledEnum<T>) {
+      const auto parsed = value.is_string() ? parse_enum<T>(value.get<std::string>()) : std::nullopt;
+      std::string choices;
+      for (const auto& n : enum_names<T>()) choices += (choices.empty() ? "" : ", ") + n;
+      if (!parsed) fail(key, "must be one of " + choices + " (got " + value.dump() + ")");
+      out = *parsed;
+      return;
+    }
     if constexpr (std::is_same_v<T, int>) check_int(key, value);
     if constexpr (std::is_same_v<T, std::vector<int>>)
       if (value.is_array())
@@ -198,7 +207,7 @@ SchedulerOptions read_scheduler(Section s, const std::string& path) {
   s.read("_target_", target);
   s.read("num_train_timesteps", o.noise.num_train_timesteps);
   if (target.find("RFlowScheduler") != std::string::npos) {
-    o.kind = "rflow";
+    o.kind = SchedulerKind::rflow;
     bool discrete = false;
     s.read("use_discrete_timesteps", discrete);
     if (discrete) s.fail("use_discrete_timesteps", "true is not built (NV-Generate uses false)");
@@ -210,7 +219,7 @@ SchedulerOptions read_scheduler(Section s, const std::string& path) {
     s.read("base_img_size_numel", o.base_img_size_numel);
     o.num_inference_steps = 30;  // NV-Generate's config_infer.json
   } else if (target.find("DDPMScheduler") != std::string::npos) {
-    o.kind = "ddpm";
+    o.kind = SchedulerKind::ddpm;
     s.read("beta_start", o.noise.beta_start);
     s.read("beta_end", o.noise.beta_end);
     s.read("schedule", o.noise.beta_schedule);

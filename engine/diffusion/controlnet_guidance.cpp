@@ -7,8 +7,8 @@
 
 #include "config/maisi_network_config.hpp"
 #include "core/error.hpp"
-#include "diffusion/diffusion_model_unet.hpp"
-#include "train/state_dict_loading.hpp"
+#include "models/diffusion_model_unet.hpp"
+#include "weights/state_dict_loading.hpp"
 #include "state/tensor_file.hpp"
 
 namespace medsynth {

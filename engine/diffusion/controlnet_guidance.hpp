@@ -1,5 +1,5 @@
 // MAISI's mask-conditioned generation: a label map steers the diffusion UNet
-// through the ControlNet (diffusion/controlnet_maisi.hpp) at every step of the
+// through the ControlNet (models/controlnet_maisi.hpp) at every step of the
 // reverse process, as NV-Generate's image-from-mask inference does. The label
 // becomes the ControlNet's condition as MAISI encodes it: each voxel's label
 // value written in `bits` binary channels (value 5 -> channels 0 and 2 set),
@@ -13,7 +13,7 @@
 
 #include <string>
 
-#include "diffusion/controlnet_maisi.hpp"
+#include "models/controlnet_maisi.hpp"
 #include "volume/volume.hpp"
 
 namespace medsynth {

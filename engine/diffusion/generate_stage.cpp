@@ -11,7 +11,7 @@
 #include "data/volume_tensor.hpp"
 #include "config/job_loader.hpp"
 #include "diffusion/controlnet_guidance.hpp"
-#include "diffusion/diffusion_scheduler.hpp"
+#include "schedulers/diffusion_scheduler.hpp"
 #include "diffusion/generation_provenance.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "diffusion/latent_files.hpp"
@@ -152,7 +152,7 @@ class ImageMaker {
     provenance_.autoencoder_checkpoint = fs::absolute(o.autoencoder_checkpoint).string();
     provenance_.autoencoder_checkpoint_hash = file_fnv1a64(o.autoencoder_checkpoint);
     provenance_.scale_factor = scale_;
-    provenance_.scheduler = job.scheduler.kind;
+    provenance_.scheduler = std::string(to_string(job.scheduler.kind));
     provenance_.num_inference_steps = job.scheduler.num_inference_steps;
     provenance_.world_size = world;
     provenance_.device = device.str();

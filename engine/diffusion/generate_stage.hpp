@@ -17,7 +17,7 @@
 #include <c10/core/Device.h>
 
 #include "config/job_spec.hpp"
-#include "diffusion/unet_conditioning.hpp"
+#include "models/unet_conditioning.hpp"
 
 namespace medsynth {
 
@@ -46,7 +46,7 @@ struct GenerateOptions {
   // the run's ControlNet; the image takes the label's grid and each image is
   // written with a copy of the label (sample_seed{S}_rank{R}_image/_label).
   std::string label;
-  std::string controlnet_checkpoint;      // default: RUN/controlnet/checkpoints/last.safetensors
+  std::string controlnet_checkpoint;      // default: the last checkpoint of RUN's controlnet stage
   std::string controlnet_network_config;  // default: RUN/controlnet/config_network.json
   // Called on this rank after each image it wrote (not for those it found):
   // the ldm pipeline reports each one at once instead of after the last.

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "train/autoencoder_task.hpp"
-#include "train/sliding_window_inference.hpp"
+#include "data/sliding_window_inference.hpp"
 #include "state/tensor_file.hpp"
 #include "state/training_state.hpp"
 

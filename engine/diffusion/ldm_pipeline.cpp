@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "config/job_enums.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
 #include "diffusion/encode_stage.hpp"
@@ -70,7 +71,7 @@ struct Pipeline {
 
   // A sub-run for a training stage; every rank uses the same folder.
   RunDirectory sub_run(const std::string& name, const JobSpec& stage_job) const {
-    RunDirectory r{options.run.root + "/" + name};
+    RunDirectory r = options.run.stage(name);
     if (rank == 0) {
       fs::create_directories(r.root);
       if (!fs::exists(r.job_file())) write_text_file_atomic(r.job_file(), job_to_yaml(stage_job));
@@ -88,7 +89,7 @@ struct Pipeline {
                           std::int64_t total_steps, TaskFactory make_task = {}) {
     RunDirectory r = sub_run(name, stage_job);
     const std::string marker = r.root + "/stage-complete";
-    const std::string last = r.checkpoints_dir() + "/last.safetensors";
+    const std::string last = r.last_checkpoint();
     const EventFields steps{{"steps", stage_job.training.max_steps}, {"first_step", step_offset}};
     if (fs::exists(marker)) {
       stage(name, "skipped (complete)", r.root, steps);
@@ -142,8 +143,7 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
     e.total_steps = total_steps;
     std::vector<std::string> stages{"autoencoder", "encode", "diffusion", "generate"};
     if (job.generate.evaluate) stages.push_back("evaluate");
-    e.extra = {{"stages", stages},
-               {"scheduler", job.scheduler.kind}};
+    e.extra = {{"stages", stages}, {"scheduler", std::string(to_string(job.scheduler.kind))}};
     p.events->run_started(e);
   }
   const auto started = Clock::now();

@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 #include "data/counter_rng.hpp"
-#include "diffusion/diffusion_scheduler.hpp"
+#include "schedulers/diffusion_scheduler.hpp"
 #include "diffusion/latent_batch_loader.hpp"
 #include "diffusion/latent_files.hpp"
 #include "train/own_batch_data.hpp"

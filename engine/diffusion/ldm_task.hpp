@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "config/job_spec.hpp"
-#include "diffusion/diffusion_model_unet.hpp"
+#include "models/diffusion_model_unet.hpp"
 #include "train/task.hpp"
 
 namespace medsynth {

@@ -13,14 +13,14 @@
 #include "config/job_loader.hpp"
 #include "config/maisi_network_config.hpp"
 #include "core/error.hpp"
-#include "diffusion/controlnet_maisi.hpp"
-#include "diffusion/diffusion_model_unet.hpp"
+#include "models/controlnet_maisi.hpp"
+#include "models/diffusion_model_unet.hpp"
 #include "diffusion/latent_files.hpp"
 #include "models/autoencoder_kl.hpp"
 #include "run/run_directory.hpp"
-#include "train/state_dict_loading.hpp"
+#include "weights/state_dict_loading.hpp"
 #include "state/tensor_file.hpp"
-#include "train/torch_archive.hpp"
+#include "weights/torch_archive.hpp"
 #include "config/network_size.hpp"
 #include "core/bounded_json.hpp"
 #include "core/remove_tree.hpp"
@@ -91,7 +91,7 @@ void apply_infer_config(const std::string& path, JobSpec& job) {
     }
     if (j.contains("autoencoder_sliding_window_infer_overlap"))
       job.generate.decode_overlap = j["autoencoder_sliding_window_infer_overlap"].get<double>();
-    if (j.contains("num_inference_steps") && job.scheduler.kind == "rflow")
+    if (j.contains("num_inference_steps") && job.scheduler.kind == SchedulerKind::rflow)
       job.scheduler.num_inference_steps = j["num_inference_steps"].get<int>();
   } catch (const nlohmann::json::exception& e) {
     throw DataError(path, std::string("has a field of the wrong type: ") + e.what());
@@ -200,26 +200,27 @@ namespace {
 void write_imported_run(const fs::path& tmp, const JobSpec& job, const MaisiNetworkConfig& config,
                         const WeightFiles& files, const std::string& network, AutoencoderKLImpl& autoencoder,
                         DiffusionModelUNetImpl& unet, MaisiImportResult& result) {
-  fs::create_directories(tmp / "autoencoder" / "checkpoints");
-  fs::create_directories(tmp / "diffusion" / "checkpoints");
-  write_tensor_file((tmp / "autoencoder" / "checkpoints" / "last.safetensors").string(),
-                    checkpoint_of(autoencoder, "autoencoder", files.autoencoder));
-  write_tensor_file((tmp / "diffusion" / "checkpoints" / "last.safetensors").string(), checkpoint_of(unet, "unet", files.diffusion));
+  const RunDirectory run{tmp.string()};
+  const RunDirectory autoencoder_stage = run.stage(k_autoencoder_stage), diffusion_stage = run.stage(k_diffusion_stage);
+  fs::create_directories(autoencoder_stage.checkpoints_dir());
+  fs::create_directories(diffusion_stage.checkpoints_dir());
+  write_tensor_file(autoencoder_stage.last_checkpoint(), checkpoint_of(autoencoder, "autoencoder", files.autoencoder));
+  write_tensor_file(diffusion_stage.last_checkpoint(), checkpoint_of(unet, "unet", files.diffusion));
   if (!files.controlnet.empty() && config.controlnet) {
     ControlNetMaisi controlnet(*config.controlnet);
     load_state_dict_strict(*controlnet, state_dict_of(read_torch_file(files.controlnet), files.controlnet), files.controlnet);
     refuse_non_finite(*controlnet, files.controlnet);
-    fs::create_directories(tmp / "controlnet" / "checkpoints");
+    const RunDirectory controlnet_stage = run.stage(k_controlnet_stage);
+    fs::create_directories(controlnet_stage.checkpoints_dir());
     // generate --label rebuilds the ControlNet from the config it was imported with.
-    fs::copy_file(network, tmp / "controlnet" / "config_network.json");
-    write_tensor_file((tmp / "controlnet" / "checkpoints" / "last.safetensors").string(),
-                      checkpoint_of(*controlnet, "controlnet", files.controlnet));
+    fs::copy_file(network, controlnet_stage.network_config_file());
+    write_tensor_file(controlnet_stage.last_checkpoint(), checkpoint_of(*controlnet, "controlnet", files.controlnet));
     result.controlnet = true;
     result.sources.push_back(files.controlnet);
   }
-  fs::create_directories(tmp / "embedding");
-  write_scale_factor((tmp / "embedding").string(), result.scale_factor, 1.0 / result.scale_factor);
-  write_text_file_atomic((tmp / "job.yaml").string(), job_to_yaml(job));
+  fs::create_directories(run.embedding_dir());
+  write_scale_factor(run.embedding_dir(), result.scale_factor, 1.0 / result.scale_factor);
+  write_text_file_atomic(run.job_file(), job_to_yaml(job));
 }
 
 }  // namespace

@@ -3,9 +3,8 @@
 // configs/environment_<model>.json, models/*.pt) into a medsynth run
 // directory that `generate` samples from, without Python:
 //   RUN/job.yaml                                task ldm, the MAISI networks, tensor_axes xyz
-//   RUN/autoencoder/checkpoints/last.safetensors
-//   RUN/diffusion/checkpoints/last.safetensors
-//   RUN/controlnet/checkpoints/last.safetensors (when the folder has one)
+//   RUN/autoencoder/, RUN/diffusion/ and (when the folder has one)
+//   RUN/controlnet/: each a stage with its last checkpoint (run/run_directory.hpp)
 //   RUN/embedding/scale_factor.json            the diffusion checkpoint's scale_factor
 // Every network's state dict must match its module name for name and shape
 // for shape before anything is written; a mismatch is a DataError naming the

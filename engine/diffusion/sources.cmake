@@ -1,20 +1,8 @@
-# Sources of engine/diffusion: noise schedules, the diffusion UNet, latent sampling.
+# Sources of engine/diffusion: the latent diffusion pipeline (encode, train,
+# generate stages, the ldm task, ControlNet guidance) and the MAISI importer.
+# Its networks are in models/, its samplers in schedulers/.
 target_sources(medsynth_engine PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/ddim_scheduler.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/ddpm_scheduler.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/diffusion_scheduler.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/discrete_scheduler.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/noise_schedule.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/rectified_flow_scheduler.cpp)
-target_sources(medsynth_engine PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/controlnet_maisi.cpp
   ${CMAKE_CURRENT_LIST_DIR}/controlnet_guidance.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/diffusion_model_unet.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/diffusion_unet_blocks.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/spatial_transformer.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/unet_conditioning.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/unet_levels.cpp)
-target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/encode_stage.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generate_stage.cpp
   ${CMAKE_CURRENT_LIST_DIR}/latent_autoencoder.cpp

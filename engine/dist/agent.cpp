@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "run/run_directory.hpp"
 #include "dist/listen_socket.hpp"
 #include "dist/local_address.hpp"
 #include "dist/worker_process.hpp"
@@ -136,7 +137,7 @@ class Agent {
   std::vector<std::unique_ptr<WorkerProcess>> spawn(int attempt) {
     const int world = o_.nproc_per_node * o_.nnodes;
     std::string resume = resume_from_;
-    const std::string last = run_dir_ + "/checkpoints/last.safetensors";
+    const std::string last = RunDirectory{run_dir_}.last_checkpoint();
     if (attempt > 0 && fs::exists(last)) resume = last;  // restart from what the failed attempt saved
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::unique_ptr<WorkerProcess>> workers;

@@ -12,7 +12,7 @@
 
 #include "core/error.hpp"
 #include "data/volume_tensor.hpp"
-#include "eval/distribution_metrics.hpp"
+#include "metrics/distribution_metrics.hpp"
 #include "eval/feature_network.hpp"
 #include "eval/label_hu_check.hpp"
 #include "eval/parallel_map.hpp"

@@ -13,7 +13,7 @@
 
 #include "eval/intensity_checks.hpp"
 #include "eval/memorization_audit.hpp"
-#include "train/image_metrics.hpp"
+#include "metrics/image_metrics.hpp"
 
 namespace medsynth {
 

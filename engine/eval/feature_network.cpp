@@ -7,8 +7,8 @@
 
 #include "core/error.hpp"
 
-#include "eval/resnet_feature_weights.hpp"
-#include "train/torch_archive.hpp"
+#include "models/resnet_feature_weights.hpp"
+#include "weights/torch_archive.hpp"
 
 namespace medsynth {
 

@@ -1,6 +1,6 @@
 // The user's feature network for FID: released weights loaded by name through
 // the restricted reader (MedicalNet's 3D ResNet-10/50 for 3D, RadImageNet's
-// 2D ResNet-50 for 2.5D slices; eval/resnet_feature_weights), or, only when
+// 2D ResNet-50 for 2.5D slices; models/resnet_feature_weights), or, only when
 // the user trusts it, a TorchScript file (torch.jit.save of any network: a
 // program, which runs its author's code when loaded; docs/reliability.md).
 // Nothing is downloaded: the file is the user's, and its name goes into the

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "eval/parallel_map.hpp"
-#include "train/image_metrics.hpp"
+#include "metrics/image_metrics.hpp"
 
 namespace medsynth {
 

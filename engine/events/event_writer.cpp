@@ -155,20 +155,6 @@ void EventWriter::run_started(const RunStartedEvent& e) {
   write_line(serialize(j));
 }
 
-void EventWriter::run_started(std::string_view run_dir, std::string_view job_name, std::string_view task,
-                              std::string_view config_hash, int world_size, std::int64_t effective_batch,
-                              std::int64_t total_steps, std::string_view device, const EventFields& extra) {
-  run_started({.run_dir = std::string(run_dir),
-               .job_name = std::string(job_name),
-               .task = std::string(task),
-               .config_hash = std::string(config_hash),
-               .world_size = world_size,
-               .effective_batch = effective_batch,
-               .total_steps = total_steps,
-               .device = std::string(device),
-               .extra = extra});
-}
-
 void EventWriter::progress(std::int64_t step, std::int64_t total_steps, std::int64_t epoch, std::int64_t epochs,
                            double samples_per_s, std::optional<double> eta_s) {
   Json j = base_event(event_schema::progress, options_.rank);

@@ -81,10 +81,6 @@ class EventWriter {
   void attach_tensorboard(std::shared_ptr<TensorBoardWriter> tensorboard);
 
   void run_started(const RunStartedEvent& event);
-  // The same, positional.
-  void run_started(std::string_view run_dir, std::string_view job_name, std::string_view task,
-                   std::string_view config_hash, int world_size, std::int64_t effective_batch,
-                   std::int64_t total_steps, std::string_view device, const EventFields& extra = {});
   // eta_s empty while unknown (written as null); a non-finite rate is null too.
   void progress(std::int64_t step, std::int64_t total_steps, std::int64_t epoch, std::int64_t epochs,
                 double samples_per_s, std::optional<double> eta_s);

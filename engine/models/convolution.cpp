@@ -4,15 +4,28 @@
 
 namespace medsynth {
 
-ConvolutionImpl::ConvolutionImpl(const ConvolutionOptions& options) {
-  conv = register_module(
-      "conv", torch::nn::Conv3d(torch::nn::Conv3dOptions(options.in_channels, options.out_channels, options.kernel_size)
-                                    .stride(options.stride)
-                                    .padding(options.padding)
-                                    .bias(options.bias)));
+ConvolutionImpl::ConvolutionImpl(const ConvolutionOptions& o) {
+  if (o.transposed) {
+    deconv = register_module("conv", torch::nn::ConvTranspose3d(
+                                         torch::nn::ConvTranspose3dOptions(o.in_channels, o.out_channels, o.kernel_size)
+                                             .stride(o.stride)
+                                             .padding(o.padding)
+                                             .output_padding(o.stride - 1)
+                                             .bias(o.bias)));
+  } else {
+    conv =
+        register_module("conv", torch::nn::Conv3d(torch::nn::Conv3dOptions(o.in_channels, o.out_channels, o.kernel_size)
+                                                      .stride(o.stride)
+                                                      .padding(o.padding)
+                                                      .bias(o.bias)));
+  }
 }
 
-at::Tensor ConvolutionImpl::forward(const at::Tensor& x) { return conv3d_forward(*conv, x); }
+at::Tensor ConvolutionImpl::forward(const at::Tensor& x) {
+  return deconv ? deconv->forward(x) : conv3d_forward(*conv, x);
+}
+const at::Tensor& ConvolutionImpl::weight() const { return deconv ? deconv->weight : conv->weight; }
+const at::Tensor& ConvolutionImpl::bias() const { return deconv ? deconv->bias : conv->bias; }
 
 Convolution conv3x3(std::int64_t in_channels, std::int64_t out_channels) {
   return Convolution(ConvolutionOptions{in_channels, out_channels, 3, 1, 1, true});

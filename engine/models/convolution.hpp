@@ -1,8 +1,10 @@
-// A 3D convolution held one level down, under the child name "conv", the way
-// MONAI's `Convolution(conv_only=True)` wraps its nn.Conv3d. Used by every
-// model in engine/models whose MONAI counterpart has such a wrapper, so that a
-// MONAI state_dict key like `encoder.blocks.0.conv.weight` or
-// `quant_conv_mu.conv.weight` lands on the same name in named_parameters().
+// MONAI's `Convolution(conv_only=True)`: a 3D convolution (or transposed
+// convolution) held one level down, under the child name "conv", the way
+// MONAI wraps its nn.Conv3d. Every network here whose MONAI counterpart has
+// such a wrapper uses it, so that a MONAI state_dict key like
+// `encoder.blocks.0.conv.weight` or `quant_conv_mu.conv.weight` lands on the
+// same name in named_parameters(). (One block, one class: SplitConvolution,
+// MAISI's pieces-along-an-axis variant, holds one of these as its "conv".)
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -21,14 +23,19 @@ struct ConvolutionOptions {
   std::int64_t stride = 1;
   std::int64_t padding = 1;
   bool bias = true;
+  bool transposed = false;  // ConvTranspose3d, output_padding = stride - 1 (MONAI's default)
 };
 
+// Exactly one of `conv` and `deconv` is set; either is registered as "conv".
 class ConvolutionImpl : public torch::nn::Module {
  public:
   explicit ConvolutionImpl(const ConvolutionOptions& options);
   at::Tensor forward(const at::Tensor& x);
+  const at::Tensor& weight() const;
+  const at::Tensor& bias() const;
 
   torch::nn::Conv3d conv{nullptr};
+  torch::nn::ConvTranspose3d deconv{nullptr};
 };
 TORCH_MODULE(Convolution);
 

@@ -1,7 +1,5 @@
 #include "models/split_convolution.hpp"
 
-#include "models/conv3d_forward.hpp"
-
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -29,26 +27,10 @@ std::vector<std::int64_t> padding_except(int axis, std::int64_t padding) {
 
 }  // namespace
 
-ConvolutionLayerImpl::ConvolutionLayerImpl(const SplitConvolutionOptions& o) {
-  if (o.transposed) {
-    deconv = register_module("conv", torch::nn::ConvTranspose3d(
-                                         torch::nn::ConvTranspose3dOptions(o.in_channels, o.out_channels, o.kernel_size)
-                                             .stride(o.stride)
-                                             .padding(o.padding)
-                                             .output_padding(o.stride - 1)));
-  } else {
-    conv = register_module("conv", torch::nn::Conv3d(torch::nn::Conv3dOptions(o.in_channels, o.out_channels, o.kernel_size)
-                                                         .stride(o.stride)
-                                                         .padding(o.padding)));
-  }
-}
-
-at::Tensor ConvolutionLayerImpl::forward(const at::Tensor& x) { return deconv ? deconv->forward(x) : conv3d_forward(*conv, x); }
-const at::Tensor& ConvolutionLayerImpl::weight() const { return deconv ? deconv->weight : conv->weight; }
-const at::Tensor& ConvolutionLayerImpl::bias() const { return deconv ? deconv->bias : conv->bias; }
-
 SplitConvolutionImpl::SplitConvolutionImpl(const SplitConvolutionOptions& options) : options_(options) {
-  conv = register_module("conv", ConvolutionLayer(options_));
+  conv = register_module(
+      "conv", Convolution(ConvolutionOptions{options_.in_channels, options_.out_channels, options_.kernel_size,
+                                             options_.stride, options_.padding, true, options_.transposed}));
 }
 
 at::Tensor SplitConvolutionImpl::forward(const at::Tensor& x) {

@@ -15,10 +15,11 @@
 
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
-#include <torch/nn/modules/conv.h>
 #include <torch/nn/pimpl.h>
 
 #include <cstdint>
+
+#include "models/convolution.hpp"
 
 namespace medsynth {
 
@@ -33,26 +34,12 @@ struct SplitConvolutionOptions {
   int dim_split = 0;        // 0, 1, 2 = D, H, W
 };
 
-// MONAI's `Convolution(conv_only=True)` around a Conv3d or ConvTranspose3d:
-// exactly one of the two is set, and it is registered as "conv".
-class ConvolutionLayerImpl : public torch::nn::Module {
- public:
-  explicit ConvolutionLayerImpl(const SplitConvolutionOptions& options);
-  at::Tensor forward(const at::Tensor& x);  // the whole input at once
-  const at::Tensor& weight() const;
-  const at::Tensor& bias() const;
-
-  torch::nn::Conv3d conv{nullptr};
-  torch::nn::ConvTranspose3d deconv{nullptr};  // registered under "conv" too
-};
-TORCH_MODULE(ConvolutionLayer);
-
 class SplitConvolutionImpl : public torch::nn::Module {
  public:
   explicit SplitConvolutionImpl(const SplitConvolutionOptions& options);
   at::Tensor forward(const at::Tensor& x);
 
-  ConvolutionLayer conv{nullptr};
+  Convolution conv{nullptr};
 
  private:
   at::Tensor forward_in_pieces(const at::Tensor& x) const;

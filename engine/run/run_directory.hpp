@@ -7,6 +7,16 @@
 
 namespace medsynth {
 
+// The file name of a run's last checkpoint: what --resume, a restarted
+// worker and generate read; written here once.
+inline constexpr const char* k_last_checkpoint_file = "last.safetensors";
+
+// The stages of a pipeline run (ldm; a run made by import-maisi) are run
+// directories of their own, one folder each under the pipeline's.
+inline constexpr const char* k_autoencoder_stage = "autoencoder";
+inline constexpr const char* k_diffusion_stage = "diffusion";
+inline constexpr const char* k_controlnet_stage = "controlnet";
+
 struct RunDirectory {
   std::string root;
   std::string job_file() const { return root + "/job.yaml"; }
@@ -17,6 +27,10 @@ struct RunDirectory {
   std::string embedding_dir() const { return root + "/embedding"; }
   std::string output_dir() const { return root + "/output"; }
   std::string tensorboard_dir() const { return root + "/tb"; }
+  std::string last_checkpoint() const { return checkpoints_dir() + "/" + k_last_checkpoint_file; }
+  RunDirectory stage(const std::string& name) const { return {root + "/" + name}; }
+  // An imported stage's network config (the ControlNet's: generate --label rebuilds it from this).
+  std::string network_config_file() const { return root + "/config_network.json"; }
 };
 
 // Creates a new, unique run directory under runs_dir (a suffix -2, -3 ... when

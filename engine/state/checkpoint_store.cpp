@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "core/error.hpp"
+#include "run/run_directory.hpp"
 
 namespace fs = std::filesystem;
 
@@ -56,7 +57,9 @@ CheckpointStore::CheckpointStore(CheckpointStoreOptions options) : options_(std:
 
 bool CheckpointStore::better(double a, double b) const { return options_.mode == "min" ? a < b : a > b; }
 
-std::string CheckpointStore::last_path() const { return (fs::path(options_.directory) / "last.safetensors").string(); }
+std::string CheckpointStore::last_path() const {
+  return (fs::path(options_.directory) / k_last_checkpoint_file).string();
+}
 
 std::string CheckpointStore::save_last(const TensorFile& file) {
   write_tensor_file(last_path(), file);

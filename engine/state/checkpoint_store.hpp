@@ -1,4 +1,4 @@
-// The checkpoints/ folder of a run: `last.safetensors` plus the best k by a
+// The checkpoints/ folder of a run: the last checkpoint (k_last_checkpoint_file) plus the best k by a
 // chosen metric, each named with the metric's value and step
 // (`best-val_psnr-31.42-step000400.safetensors`; '/' in metric names becomes
 // '_'). Every write is atomic (tensor_file.hpp); a non-finite value is never

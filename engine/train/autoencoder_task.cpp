@@ -7,11 +7,11 @@
 #include "data/volume_dataset.hpp"
 #include "models/autoencoder_kl.hpp"
 #include "train/autocast_scope.hpp"
-#include "train/image_metrics.hpp"
-#include "train/losses.hpp"
+#include "metrics/image_metrics.hpp"
+#include "metrics/losses.hpp"
 #include "train/patch_training_data.hpp"
 #include "train/patch_gan_training.hpp"
-#include "train/sliding_window_inference.hpp"
+#include "data/sliding_window_inference.hpp"
 
 namespace medsynth {
 

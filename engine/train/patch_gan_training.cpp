@@ -2,7 +2,7 @@
 
 #include <ATen/ATen.h>
 
-#include "train/losses.hpp"
+#include "metrics/losses.hpp"
 #include "train/task.hpp"
 
 namespace medsynth {

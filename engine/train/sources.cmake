@@ -1,4 +1,5 @@
-# Sources of engine/train (losses.cpp and image_metrics.cpp are listed by models/sources.cmake).
+# Sources of engine/train: the training loop (trainer, session, step, checkpoints,
+# validation), the tasks it trains, and their training data.
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/autocast_scope.cpp
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_task.cpp
@@ -7,17 +8,9 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/own_batch_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_gan_training.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_training_data.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/pickle_globals.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/pickle_graph.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/pickle_machine.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/sliding_window_inference.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/survival_metrics.cpp
   ${CMAKE_CURRENT_LIST_DIR}/survival_task.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/state_dict_loading.cpp
   ${CMAKE_CURRENT_LIST_DIR}/task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/task_registry.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/torch_archive.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/torch_archive_contents.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_checkpoints.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_data.cpp

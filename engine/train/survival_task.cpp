@@ -11,7 +11,7 @@
 #include "models/resnet3d.hpp"
 #include "train/autocast_scope.hpp"
 #include "train/own_batch_data.hpp"
-#include "train/survival_metrics.hpp"
+#include "metrics/survival_metrics.hpp"
 
 namespace medsynth {
 

@@ -41,7 +41,7 @@ void TrainingSession::save_checkpoints(const std::map<std::string, double>& metr
 }
 
 void TrainingSession::rollback() {
-  const std::string path = options.run.checkpoints_dir() + "/last.safetensors";  // rank 0 wrote it; every rank reads it
+  const std::string path = options.run.last_checkpoint();  // rank 0 wrote it; every rank reads it
   TensorFile file = read_tensor_file(path);
   const double factor = progress.lr_factor * job.training.nan_lr_factor;
   const int rollbacks = progress.rollbacks + 1;

@@ -109,7 +109,7 @@ TrainResult finish_run(TrainingSession& s, TrainingLoopState& loop) {
   result.final_metrics = s.progress.last_metrics;
   result.steps = s.progress.step;
   result.rollbacks = s.progress.rollbacks;
-  result.last_checkpoint = s.options.run.checkpoints_dir() + "/last.safetensors";
+  result.last_checkpoint = s.options.run.last_checkpoint();
   if (s.store && !s.store->best().empty()) result.best_checkpoint = s.store->best().front().path;
   if (s.sync) {
     const auto& st = s.sync->stats();

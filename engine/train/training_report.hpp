@@ -13,7 +13,7 @@
 namespace medsynth {
 
 // After set_up_training: run_started, the NaN guard's first rollback target
-// (last.safetensors at step 0 of a fresh run), the run's description, the
+// (the last checkpoint at step 0 of a fresh run), the run's description, the
 // progress bar.
 void announce_run(TrainingSession& s);
 

@@ -9,8 +9,8 @@
 #include "dist/process_group.hpp"
 #include "models/vqgan.hpp"
 #include "train/autocast_scope.hpp"
-#include "train/image_metrics.hpp"
-#include "train/losses.hpp"
+#include "metrics/image_metrics.hpp"
+#include "metrics/losses.hpp"
 #include "train/own_batch_data.hpp"
 #include "train/patch_gan_training.hpp"
 

@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include "app/session/maisi_generate_flow.hpp"
+#include "app/session/run_controller.hpp"
 #include "app/launch/maisi_generate_request.hpp"
 #include "app_test_support.hpp"
 
@@ -65,15 +66,18 @@ class MaisiGenerateTest : public QObject {
     r.num_images = 2;
     QCOMPARE(maisi_import_arguments(r), (QStringList{"import-maisi", "/data/NV-Generate-CTMR", "--out",
                                                      "/runs/maisi-ddpm-ct-20261201-120000", "--model", "ddpm-ct"}));
+    // The generate step runs as a run: through the engine's launcher, with
+    // its event stream (--json) followed like a training run's.
     QCOMPARE(maisi_generate_arguments(r),
-             (QStringList{"generate", "/runs/maisi-ddpm-ct-20261201-120000", "generate.output_size=[512,512,256]",
-                          "generate.spacing=[0.75,0.75,1.25]", "--num-images", "2"}));
+             (QStringList{"launch", "--nproc-per-node", "1", "generate", "/runs/maisi-ddpm-ct-20261201-120000",
+                          "generate.output_size=[512,512,256]", "generate.spacing=[0.75,0.75,1.25]", "--num-images",
+                          "2", "--json"}));
     r.label_map = "/data/mask.nii.gz";
     r.nproc_per_node = 4;
     QCOMPARE(maisi_generate_arguments(r),
              (QStringList{"launch", "--nproc-per-node", "4", "generate", "/runs/maisi-ddpm-ct-20261201-120000",
                           "generate.output_size=[512,512,256]", "generate.spacing=[0.75,0.75,1.25]", "--num-images",
-                          "2", "--label", "/data/mask.nii.gz"}));
+                          "2", "--label", "/data/mask.nii.gz", "--json"}));
     QCOMPARE(default_maisi_run_dir("/runs", "rflow-ct", QDateTime(QDate(2026, 12, 1), QTime(9, 5, 7))),
              QStringLiteral("/runs/maisi-rflow-ct-20261201-090507"));
   }
@@ -134,16 +138,26 @@ class MaisiGenerateTest : public QObject {
   void both_commands_run_in_order_and_the_generated_pair_is_found() {
     // Records each call, makes the run directory, and writes a pair like generate --label.
     const QString log = dir_.filePath("calls.txt");
-    const QString engine = write_engine(dir_.filePath("scripted-engine"),
-                                        "echo \"$@\" >> '" + log.toUtf8() + "'\n"
-                                        "case \"$1\" in\n"
-                                        "  import-maisi) mkdir -p \"$4\"; echo \"$4\" ;;\n"
-                                        "  generate) mkdir -p \"$2/output\"; echo x > \"$2/output/image_seed0_rank0_image.nii.gz\";"
-                                        " echo x > \"$2/output/image_seed0_rank0_label.nii.gz\"; echo 'step 3/3' >&2 ;;\n"
-                                        "esac\n");
+    const QString engine =
+        write_engine(dir_.filePath("scripted-engine"),
+                     "echo \"$@\" >> '" + log.toUtf8() +
+                         "'\n"
+                         "case \"$1\" in\n"
+                         "  import-maisi) mkdir -p \"$4\"; touch \"$4/job.yaml\"; echo \"$4\" ;;\n"
+                         "  launch) mkdir -p \"$5/output\"; echo x > \"$5/output/image_seed0_rank0_image.nii.gz\";"
+                         " echo x > \"$5/output/image_seed0_rank0_label.nii.gz\"; echo 'step 3/3' >&2;"
+                         " echo '{\"v\":1,\"type\":\"run_started\",\"time\":\"2026-12-01T09:00:00Z\",\"rank\":0,"
+                         "\"run_dir\":\"'\"$5\"'\",\"job_name\":\"maisi\",\"task\":\"ldm\",\"world_size\":1,"
+                         "\"total_steps\":1,\"device\":\"cpu\"}';"
+                         " echo '{\"v\":1,\"type\":\"progress\",\"time\":\"2026-12-01T09:00:01Z\",\"rank\":0,"
+                         "\"step\":1,\"total_steps\":1,\"epoch\":0,\"epochs\":1,\"samples_per_s\":1,\"eta_s\":0}';"
+                         " echo '{\"v\":1,\"type\":\"run_finished\",\"time\":\"2026-12-01T09:00:02Z\",\"rank\":0,"
+                         "\"status\":\"completed\",\"metrics\":{},\"duration_s\":2}' ;;\n"
+                         "esac\n");
     MaisiGenerateFlow flow(nullptr, engine);
     QSignalSpy ok(&flow, &MaisiGenerateFlow::succeeded), failed(&flow, &MaisiGenerateFlow::failed);
     QSignalSpy stages(&flow, &MaisiGenerateFlow::stage_started), lines(&flow, &MaisiGenerateFlow::output_line);
+    QSignalSpy runs(&flow, &MaisiGenerateFlow::generation_started);
     MaisiGenerateRequest r = request("scripted");
     r.label_map = t::write_all(dir_.filePath("mask.nii.gz"), "x") ? dir_.filePath("mask.nii.gz") : QString();
     r.output_size = {16, 24, 32};
@@ -161,6 +175,11 @@ class MaisiGenerateTest : public QObject {
     for (const auto& l : lines) saw_progress = saw_progress || l.front().toString() == "step 3/3";
     QVERIFY(saw_progress);
     QCOMPARE(flow.stage(), MaisiGenerateFlow::Stage::done);
+    // The generate step was a run whose model followed the event stream.
+    QCOMPARE(runs.count(), 1);
+    QVERIFY(flow.generation());
+    QCOMPARE(flow.generation()->model()->status(), RunStatus::finished);
+    QCOMPARE(flow.generation()->model()->run_dir(), r.run_dir);
   }
 
   void the_real_engine_generates_from_the_miniature_folder() {
@@ -180,6 +199,14 @@ class MaisiGenerateTest : public QObject {
     QVERIFY2(image.startsWith(r.run_dir + "/output/image_seed") && image.endsWith(".nii.gz"), qPrintable(image));
     QVERIFY(QFileInfo(image).size() > 0);
     QVERIFY(QFile::exists(r.run_dir + "/job.yaml"));
+    // The real engine's event stream reached the run's model: one image of
+    // one, listed as an artifact, and the run ended as completed.
+    RunModel* model = flow.generation()->model();
+    QCOMPARE(model->status(), RunStatus::finished);
+    QCOMPARE(model->total_steps(), 1);
+    bool listed = false;
+    for (const auto& a : model->artifacts()) listed = listed || a.path == image;
+    QVERIFY2(listed, qPrintable(image));
   }
 
   void the_real_engines_error_for_missing_weights_reaches_the_caller() {

@@ -13,6 +13,12 @@ builds. Used for issue 23 (the training core), e.g.
   tests/bench/compare_training_runs.py --before /work/main/build/bin/medsynth-engine \
       --after build/bin/medsynth-engine --work /tmp/bitcmp
 
+The "maisi-generate" case imports the miniature NV-Generate folder of
+tests/engine/diffusion/data (import-maisi), then generates with it on two
+ranks, plain and steered by a label map (the ControlNet): every voxel of every
+written NIfTI is compared (the provenance extension names times and paths and
+is left out).
+
 `--reuse-before` keeps the before runs of an earlier call (same --work).
 `--added-line 'max_volumes: 0'` names a line of the resolved job that only the
 after build writes: a new job field at its default, which changes nothing
@@ -21,6 +27,7 @@ compared; tensors and metrics are compared as always.
 Exit 0 when everything is identical, 1 otherwise.
 """
 import argparse
+import gzip
 import json
 import os
 import shutil
@@ -65,26 +72,94 @@ CASES = {
 }
 
 
-def run_case(binary, name, work, side):
-    """Runs one case in work/running/NAME (the same path for both binaries: the job's
-    runs_dir is part of its config hash), then moves it to work/SIDE/NAME."""
-    job, overrides, extra = CASES[name]
+MAISI_DATA = os.path.join(SOURCE, "tests", "engine", "diffusion", "data")
+MAISI_CASE = "maisi-generate"
+
+
+def write_nifti(path, xyz, spacing):
+    """A float32 NIfTI-1 file (.nii) of the [x][y][z] nested list `xyz`, x fastest on disk."""
+    nx, ny, nz = len(xyz), len(xyz[0]), len(xyz[0][0])
+    h = bytearray(352)
+    struct.pack_into("<i", h, 0, 348)
+    struct.pack_into("<8h", h, 40, 3, nx, ny, nz, 1, 1, 1, 1)
+    struct.pack_into("<hh", h, 70, 16, 32)  # float32
+    struct.pack_into("<8f", h, 76, 1.0, *spacing, 1, 1, 1, 1)
+    struct.pack_into("<f", h, 108, 352.0)
+    struct.pack_into("<f", h, 112, 1.0)  # scl_slope
+    struct.pack_into("<h", h, 254, 1)  # sform_code
+    struct.pack_into("<4f", h, 280, spacing[0], 0, 0, 0)
+    struct.pack_into("<4f", h, 296, 0, spacing[1], 0, 0)
+    struct.pack_into("<4f", h, 312, 0, 0, spacing[2], 0)
+    h[344:348] = b"n+1\0"
+    data = struct.pack(f"<{nx * ny * nz}f", *(xyz[x][y][z] for z in range(nz) for y in range(ny) for x in range(nx)))
+    with open(path, "wb") as f:
+        f.write(bytes(h) + data)
+
+
+def run_maisi_case(binary, work, side):
+    """import-maisi, then generate on two ranks without and with a label map."""
+    runs = fresh_folder(work, MAISI_CASE)
+    run_dir = os.path.join(runs, "run")
+    tensors, _ = read_safetensors(os.path.join(MAISI_DATA, "maisi_folder_expected.safetensors"))
+    dtype, shape, raw = tensors["io.label_xyz"]
+    values = struct.unpack(f"<{len(raw) // 4}f", raw)
+    nx, ny, nz = shape
+    label = [[[values[(x * ny + y) * nz + z] for z in range(nz)] for y in range(ny)] for x in range(nx)]
+    write_nifti(os.path.join(runs, "label.nii"), label, (1.5, 1.2, 2.0))
+    launch = [binary, "launch", "--nproc-per-node", "2", "generate", run_dir, "--base-seed", "7", "--num-images", "2"]
+    for cmd in ([binary, "import-maisi", os.path.join(MAISI_DATA, "maisi_folder"), "--out", run_dir],
+                launch,
+                launch + ["--label", os.path.join(runs, "label.nii"), "--output-dir", os.path.join(run_dir, "steered")]):
+        run_or_exit(MAISI_CASE, cmd, cwd=runs)
+    return os.path.join(keep(runs, work, side, MAISI_CASE), "run")
+
+
+def fresh_folder(work, name):
+    """work/running/NAME, empty: the same path for both binaries (a job's runs_dir is part of its config hash)."""
     runs = os.path.join(work, "running", name)
     shutil.rmtree(runs, ignore_errors=True)
     os.makedirs(runs)
+    return runs
+
+
+def run_or_exit(name, cmd, cwd=None):
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+    if r.returncode != 0:
+        sys.exit(f"{name}: {' '.join(cmd)} exited {r.returncode}\n{r.stderr[-3000:]}")
+
+
+def keep(runs, work, side, name):
+    """Moves the finished work/running/NAME to work/SIDE/NAME and returns that."""
+    kept = os.path.join(work, side, name)
+    shutil.rmtree(kept, ignore_errors=True)
+    os.makedirs(os.path.dirname(kept), exist_ok=True)
+    os.rename(runs, kept)
+    return kept
+
+
+def nifti_voxels(path):
+    """Header fields that define the image, and the voxel bytes (after vox_offset)."""
+    raw = open(path, "rb").read()
+    if path.endswith(".gz"):
+        raw = gzip.decompress(raw)
+    vox_offset = int(struct.unpack_from("<f", raw, 108)[0])
+    return raw[40:108] + raw[252:348], raw[vox_offset:]
+
+
+def run_case(binary, name, work, side):
+    """Runs one case in work/running/NAME, then moves it to work/SIDE/NAME."""
+    if name == MAISI_CASE:
+        return run_maisi_case(binary, work, side)
+    job, overrides, extra = CASES[name]
+    runs = fresh_folder(work, name)
     launch = []
     if "--launch" in extra:
         i = extra.index("--launch")
         launch = ["launch", "--nproc-per-node", extra[i + 1]]
         extra = extra[:i] + extra[i + 2:]
     cmd = [binary, *launch, "train", os.path.join(SOURCE, job), *COMMON, *overrides, *extra, "--runs-dir", runs, "--no-progress", "--quiet"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"{name}: {' '.join(cmd)} exited {r.returncode}\n{r.stderr[-3000:]}")
-    kept = os.path.join(work, side, name)
-    shutil.rmtree(kept, ignore_errors=True)
-    os.makedirs(os.path.dirname(kept), exist_ok=True)
-    os.rename(runs, kept)
+    run_or_exit(name, cmd)
+    kept = keep(runs, work, side, name)
     (run_dir,) = [os.path.join(kept, d) for d in os.listdir(kept)]
     return run_dir
 
@@ -104,7 +179,7 @@ def run_files(run_dir):
     found = {}
     for root, _, files in os.walk(run_dir):
         for f in files:
-            if f.endswith(".safetensors") or f.endswith(".csv"):
+            if f.endswith((".safetensors", ".csv", ".nii.gz", ".nii")):
                 full = os.path.join(root, f)
                 found[os.path.relpath(full, run_dir)] = full
     return found
@@ -143,10 +218,16 @@ def compare(name, a_dir, b_dir, added_lines=()):
         problems.append(f"files differ: only before {sorted(set(fa) - set(fb))}, only after {sorted(set(fb) - set(fa))}")
     tensors = 0
     checkpoints = 0
+    volumes = 0
     for rel in sorted(set(fa) & set(fb)):
         if rel.endswith(".csv"):
             if open(fa[rel], "rb").read() != open(fb[rel], "rb").read():
                 problems.append(f"{rel}: contents differ")
+            continue
+        if rel.endswith((".nii.gz", ".nii")):
+            volumes += 1
+            if nifti_voxels(fa[rel]) != nifti_voxels(fb[rel]):
+                problems.append(f"{rel}: header or voxels differ")
             continue
         ta, ma = read_safetensors(fa[rel])
         tb, mb = read_safetensors(fb[rel])
@@ -179,7 +260,7 @@ def compare(name, a_dir, b_dir, added_lines=()):
     vals = [e for e in ea if e[2].startswith("val/")]
     status = "IDENTICAL" if not problems else "DIFFERENT"
     print(f"{name:24s} {status}: {checkpoints} checkpoint files, {tensors} tensors byte-equal; "
-          f"{len(ea)} metric/checkpoint events equal ({len(losses)} train/loss, {len(vals)} val/*)")
+          f"{volumes} NIfTI volumes voxel-equal; {len(ea)} metric/checkpoint events equal ({len(losses)} train/loss, {len(vals)} val/*)")
     if losses:
         print(f"{'':24s} last train/loss {losses[-1][3]!r} at step {losses[-1][1]}; "
               + ", ".join(f"{e[2]}={e[3]!r}" for e in vals[-3:]))
@@ -196,14 +277,15 @@ def main():
     p.add_argument("--reuse-before", action="store_true", help="keep the before runs of an earlier call")
     p.add_argument("--added-line", action="append", default=[],
                    help="a line only the after build's resolved job holds (a new field at its default)")
-    default = [c for c in CASES if c != "vqgan-gan"]
-    p.add_argument("--cases", default=",".join(default), help="comma-separated subset of " + ",".join(CASES))
+    default = [c for c in CASES if c != "vqgan-gan"] + [MAISI_CASE]
+    p.add_argument("--cases", default=",".join(default), help="comma-separated subset of " + ",".join([*CASES, MAISI_CASE]))
     a = p.parse_args()
     ok = True
     for name in a.cases.split(","):
         before_root = os.path.join(a.work, "before", name)
         if a.reuse_before and os.path.isdir(before_root) and os.listdir(before_root):
-            (before,) = [os.path.join(before_root, d) for d in os.listdir(before_root)]
+            before = os.path.join(before_root, "run") if name == MAISI_CASE else \
+                os.path.join(before_root, os.listdir(before_root)[0])
         else:
             before = run_case(a.before, name, a.work, "before")
         after = run_case(a.after, name, a.work, "after")

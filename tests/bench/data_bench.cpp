@@ -30,7 +30,7 @@
 #include "data/survival_data.hpp"
 #include "machine_limits.hpp"
 #include "models/resnet3d.hpp"
-#include "train/survival_metrics.hpp"
+#include "metrics/survival_metrics.hpp"
 #include "volume/volume_io.hpp"
 #include "core/remove_tree.hpp"
 

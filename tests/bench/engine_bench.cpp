@@ -29,7 +29,7 @@
 #include "machine_limits.hpp"
 #include "models/autoencoder_kl.hpp"
 #include "train/autocast_scope.hpp"
-#include "train/losses.hpp"
+#include "metrics/losses.hpp"
 #include "volume/volume_io.hpp"
 #include "core/remove_tree.hpp"
 

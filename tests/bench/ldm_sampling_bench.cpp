@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "config/job_spec.hpp"
-#include "diffusion/diffusion_model_unet.hpp"
-#include "diffusion/diffusion_scheduler.hpp"
+#include "models/diffusion_model_unet.hpp"
+#include "schedulers/diffusion_scheduler.hpp"
 #include "diffusion/generate_stage.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "machine_limits.hpp"
@@ -121,8 +121,11 @@ int main(int argc, char** argv) {
     SchedulerOptions options;
   };
   std::vector<Row> rows;
-  for (const auto& [name, kind, steps] : std::vector<std::tuple<std::string, std::string, int>>{
-           {"rflow (30)", "rflow", 30}, {"DDPM (1000)", "ddpm", 1000}, {"DDIM (50)", "ddim", 50}, {"Fast-DDPM (10)", "fast_ddpm", 10}}) {
+  for (const auto& [name, kind, steps] :
+       std::vector<std::tuple<std::string, SchedulerKind, int>>{{"rflow (30)", SchedulerKind::rflow, 30},
+                                                                {"DDPM (1000)", SchedulerKind::ddpm, 1000},
+                                                                {"DDIM (50)", SchedulerKind::ddim, 50},
+                                                                {"Fast-DDPM (10)", SchedulerKind::fast_ddpm, 10}}) {
     SchedulerOptions o;
     o.kind = kind;
     o.num_inference_steps = steps;
@@ -134,10 +137,11 @@ int main(int argc, char** argv) {
     auto scheduler = make_scheduler(row.options);
     const auto steps = scheduler->inference_timesteps(static_cast<double>(edge) * edge * edge);  // for the table
     auto diffusion_only = [&] { return sample_latent(*unet, *scheduler, shape, 42, UnetEmbeddingInputs{}, c10::Device(c10::kCPU)); };
-    const int r = row.options.kind == "ddpm" ? std::max(3, runs / 2) : runs;  // DDPM dominates the run time
+    const int r =
+        row.options.kind == SchedulerKind::ddpm ? std::max(3, runs / 2) : runs;  // DDPM dominates the run time
     const auto diffusion = time_it([&] { diffusion_only(); }, r);
     const double e2e = diffusion.median + decode.median;
-    if (row.options.kind == "rflow") rflow_diffusion = diffusion.median, rflow_e2e = e2e;
+    if (row.options.kind == SchedulerKind::rflow) rflow_diffusion = diffusion.median, rflow_e2e = e2e;
     std::printf("%-16s %8zu %14.3f %14.3f %12.1f %12.1f\n", row.name.c_str(), steps.size(), diffusion.median, e2e,
                 diffusion.median / rflow_diffusion, e2e / rflow_e2e);
   }

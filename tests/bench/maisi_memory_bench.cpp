@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "config/diffusion_spec.hpp"
-#include "diffusion/diffusion_model_unet.hpp"
-#include "diffusion/diffusion_scheduler.hpp"
+#include "models/diffusion_model_unet.hpp"
+#include "schedulers/diffusion_scheduler.hpp"
 #include "diffusion/generate_stage.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "models/autoencoder_kl.hpp"
@@ -152,7 +152,7 @@ int run_generate(const std::vector<int>& size, int steps, int tile, int splits, 
   unet->eval();
   ae->eval();
   SchedulerOptions so;
-  so.kind = "rflow";
+  so.kind = SchedulerKind::rflow;
   so.num_inference_steps = steps;
   so.use_timestep_transform = true;
   const auto scheduler = make_scheduler(so);

@@ -3,7 +3,7 @@
 // MONAI). The numbers are NV-Generate's config_network_rflow.json.
 #pragma once
 
-#include "diffusion/diffusion_model_unet.hpp"
+#include "models/diffusion_model_unet.hpp"
 #include "config/autoencoder_kl_options.hpp"
 
 namespace medsynth::bench {

@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "diffusion/diffusion_model_unet.hpp"
+#include "models/diffusion_model_unet.hpp"
 #include "maisi_networks.hpp"
 #include "models/autoencoder_kl.hpp"
 #include "train/autocast_scope.hpp"

@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const medsynth::MaisiNetworkConfig config = medsynth::read_maisi_network_config(path);
     // Touch what was read, so that nothing is optimised away.
     volatile std::size_t sink = config.autoencoder.num_channels.size() + config.diffusion_unet.channels.size() +
-                                config.scheduler.kind.size() + (config.controlnet ? 1u : 0u);
+                                static_cast<std::size_t>(config.scheduler.kind) + (config.controlnet ? 1u : 0u);
     (void)sink;
   } catch (const medsynth::Error&) {
     // Expected: the reader refused the file with a message naming it.

@@ -14,7 +14,7 @@ nifti_extension_fuzzer  first byte = mode (0 .nii, 1 harness gzips, 2 raw gzip
                       tests/app/fixtures/ldm/output/image_seed42_rank0.nii.gz
                       (voxels cut to 4x4x4), without extensions, with two
                       extensions, byte-swapped, and a NIfTI-2 file.
-pickle_fuzzer         the data.pkl records of tests/engine/train/data/torch_save/*.pt
+pickle_fuzzer         the data.pkl records of tests/engine/weights/data/torch_save/*.pt
                       (zip, stored) and the whole legacy_medicalnet.pt stream.
 """
 import gzip
@@ -137,7 +137,7 @@ def nifti_seeds():
 def pickle_seeds():
     d = reset("pickle_fuzzer")
     seen = set()
-    for pt in sorted((ROOT / "tests/engine/train/data/torch_save").glob("*.pt")):
+    for pt in sorted((ROOT / "tests/engine/weights/data/torch_save").glob("*.pt")):
         if pt.stem == "big_endian":
             continue  # its data.pkl is plain_state_dict's; only its byteorder record differs
         if zipfile.is_zipfile(pt):

@@ -1,7 +1,7 @@
 // libFuzzer harness: the restricted pickle machine behind .pt/.pth weights.
 //
 // Feeds: the input bytes as a stream of pickles, the way the legacy torch
-// format stores them (engine/train/torch_archive.cpp reads the zip format's
+// format stores them (engine/weights/torch_archive.cpp reads the zip format's
 // data.pkl as one pickle, a legacy file as several in a row): up to
 // k_max_pickles times,
 //   medsynth::pickle::unpickle(bytes, offset, ...)   (pickle_machine.cpp,
@@ -46,8 +46,8 @@
 
 #include "core/error.hpp"
 #include "fuzz_support.hpp"
-#include "train/pickle_machine.hpp"
-#include "train/torch_archive.hpp"
+#include "weights/pickle_machine.hpp"
+#include "weights/torch_archive.hpp"
 
 namespace {
 

@@ -118,7 +118,7 @@ build() {
     mkdir -p "$out/obj/$name"
     local src_extra=""
     # torch_archive_contents.cpp needs the clang 14 work-around (clang14_pickle_value.hpp).
-    [ "$src" = engine/train/torch_archive_contents.cpp ] && src_extra="-include $here/clang14_pickle_value.hpp"
+    [ "$src" = engine/weights/torch_archive_contents.cpp ] && src_extra="-include $here/clang14_pickle_value.hpp"
     # shellcheck disable=SC2086
     compile "$root/$src" "$obj" "${cxxflags[@]}" $extra $src_extra || return 1
     objects+=("$obj")
@@ -140,7 +140,7 @@ build() {
 }
 
 declare -A sources extra link max_len
-sources[config_json_fuzzer]="tests/fuzz/config_json_fuzzer.cpp engine/config/maisi_network_config.cpp"
+sources[config_json_fuzzer]="tests/fuzz/config_json_fuzzer.cpp engine/config/maisi_network_config.cpp engine/config/job_enums.cpp"
 extra[config_json_fuzzer]=""
 link[config_json_fuzzer]=""
 max_len[config_json_fuzzer]=8192
@@ -152,8 +152,8 @@ extra[nifti_extension_fuzzer]=""
 link[nifti_extension_fuzzer]="-lz"
 max_len[nifti_extension_fuzzer]=8192
 
-sources[pickle_fuzzer]="tests/fuzz/pickle_fuzzer.cpp engine/train/pickle_machine.cpp engine/train/pickle_globals.cpp
-  engine/train/pickle_graph.cpp engine/train/torch_archive_contents.cpp"
+sources[pickle_fuzzer]="tests/fuzz/pickle_fuzzer.cpp engine/weights/pickle_machine.cpp engine/weights/pickle_globals.cpp
+  engine/weights/pickle_graph.cpp engine/weights/torch_archive_contents.cpp"
 max_len[pickle_fuzzer]=4096
 if [ -n "$torch" ]; then
   extra[pickle_fuzzer]="-D_GLIBCXX_USE_CXX11_ABI=1 -isystem $torch/include -isystem $torch/include/torch/csrc/api/include"

@@ -14,7 +14,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "app/jobs/job_field_catalog.hpp"
+#include "config/job_spec.hpp"
+#include "app/session/run_controller.hpp"
 #include "ui/jobs/maisi_generate_dialog.hpp"
+#include "ui/monitor/run_monitor_widget.hpp"
 #include "ui/shell/main_window.hpp"
 #include "app/settings/settings_store.hpp"
 #include "ui_test_support.hpp"
@@ -25,6 +29,25 @@ using namespace medsynth::ui;
 namespace {
 
 QString miniature_folder() { return QStringLiteral(MEDSYNTH_SOURCE_DIR "/tests/engine/diffusion/data/maisi_folder"); }
+
+// A scripted engine: import-maisi makes the run directory (with its job.yaml); `launch ...
+// generate RUN ...` writes a pair into RUN/output and reports it on the event
+// stream as the real engine's generate --json does.
+QByteArray scripted_engine(const QByteArray& import_line) {
+  return "case \"$1\" in\n"
+         "  import-maisi) mkdir -p \"$4\"; touch \"$4/job.yaml\"; echo \"" +
+         import_line +
+         "\" >&2 ;;\n"
+         "  launch) mkdir -p \"$5/output\"; echo x > \"$5/output/s0_image.nii.gz\"; echo x > "
+         "\"$5/output/s0_label.nii.gz\";\n"
+         "    echo "
+         "'{\"v\":1,\"type\":\"run_started\",\"time\":\"2026-12-01T09:00:00Z\",\"rank\":0,\"run_dir\":\"'\"$5\"'\","
+         "\"job_name\":\"maisi\",\"task\":\"ldm\",\"world_size\":1,\"total_steps\":1,\"device\":\"cpu\"}'\n"
+         "    echo "
+         "'{\"v\":1,\"type\":\"run_finished\",\"time\":\"2026-12-01T09:00:02Z\",\"rank\":0,\"status\":\"completed\","
+         "\"metrics\":{},\"duration_s\":2}' ;;\n"
+         "esac\n";
+}
 
 QString write_script(const QString& path, const QByteArray& body) {
   QFile f(path);
@@ -89,13 +112,36 @@ class MaisiGenerateDialogTest : public QObject {
     QVERIFY(!dialog.generate_button()->isEnabled());
   }
 
+  // Size, spacing and the image count follow their job fields' rows (issue 33:
+  // the dialog required >= 1 image while generate.num_images takes 0, "one
+  // per process"), with the rows' labels and help.
+  void the_fields_follow_their_job_field_rows() {
+    MaisiGenerateDialog dialog(dir_.filePath("runs"), 1);
+    dialog.folder_edit()->setText(miniature_folder());
+    const auto images = app::find_job_field("generate.num_images");
+    const auto size = app::find_job_field("generate.output_size");
+    QVERIFY(images && size);
+    QCOMPARE(dialog.images_box()->minimum(), 0);
+    QCOMPARE(dialog.images_box()->value(), GenerateSpec{}.num_images);
+    QCOMPARE(dialog.images_box()->toolTip(), images->help);
+    QCOMPARE(dialog.size_box(0)->minimum(), static_cast<int>(size->minimum));
+    QCOMPARE(dialog.size_box(0)->maximum(), static_cast<int>(size->maximum));
+    QVERIFY(dialog.spacing_box(0)->minimum() > 0.0);
+    dialog.images_box()->setValue(0);
+    QVERIFY2(dialog.problems_text().isEmpty(), qPrintable(dialog.problems_text()));
+    QVERIFY(dialog.commands_text().contains("--num-images 0"));
+    // The request's own check is the engine's rule, by the row.
+    app::MaisiGenerateRequest r = dialog.request();
+    r.output_size[1] = 4096;
+    r.num_images = -1;
+    const QString problems = r.validate().join('\n');
+    QVERIFY2(problems.contains("output_size.y: must be in [1, 2048] voxels (got 4096)"), qPrintable(problems));
+    QVERIFY2(problems.contains("num_images: must be >= 0 (got -1)"), qPrintable(problems));
+  }
+
   void generate_runs_both_commands_and_reports_the_pair() {
-    const QString engine = write_script(dir_.filePath("engine.sh"),
-                                        "case \"$1\" in\n"
-                                        "  import-maisi) mkdir -p \"$4\"; echo \"import-maisi: read 3 checkpoints\" >&2 ;;\n"
-                                        "  generate) mkdir -p \"$2/output\"; echo x > \"$2/output/s0_image.nii.gz\";"
-                                        " echo x > \"$2/output/s0_label.nii.gz\" ;;\n"
-                                        "esac\n");
+    const QString engine =
+        write_script(dir_.filePath("engine.sh"), scripted_engine("import-maisi: read 3 checkpoints"));
     MaisiGenerateDialog dialog(dir_.filePath("runs-ok"), 1, nullptr, engine);
     dialog.folder_edit()->setText(miniature_folder());
     QSignalSpy generated(&dialog, &MaisiGenerateDialog::generated);
@@ -118,6 +164,30 @@ class MaisiGenerateDialogTest : public QObject {
     QVERIFY(QTest::qWaitFor([&] { return failed.count() > 0; }, 30000));
     QVERIFY2(dialog.problems_text().contains("diff_unet_3d_rflow-ct.pt: not found"), qPrintable(dialog.problems_text()));
     QVERIFY(dialog.generate_button()->isEnabled());  // try again after fixing the folder
+  }
+
+  // Issue 33: the generate step is a run like every other, shown by the same
+  // run monitor as a training run (its own QProcess before).
+  void the_generate_step_opens_a_run_monitor() {
+    const QString engine = write_script(dir_.filePath("engine-monitor.sh"), scripted_engine("imported"));
+    qputenv("MEDSYNTH_ENGINE", engine.toUtf8());
+    medsynth::app::SettingsStore settings(dir_.filePath("settings-monitor.ini"));
+    MainWindow window(&settings);
+    window.findChild<QAction*>("action_maisi_generate")->trigger();
+    auto* dialog = window.findChild<MaisiGenerateDialog*>();
+    QVERIFY(dialog);
+    dialog->runs_dir_edit()->setText(dir_.filePath("runs-monitor"));
+    dialog->folder_edit()->setText(miniature_folder());
+    QSignalSpy generated(dialog, &MaisiGenerateDialog::generated);
+    dialog->generate_button()->click();
+    QVERIFY(QTest::qWaitFor([&] { return generated.count() > 0; }, 30000));
+    qunsetenv("MEDSYNTH_ENGINE");
+    app::RunController* run = dialog->flow()->generation();
+    QVERIFY(run);
+    RunMonitorWidget* monitor = window.monitor_for(run);
+    QVERIFY2(monitor, "no run monitor shows the generate step");
+    QCOMPARE(monitor->controller(), run);
+    QCOMPARE(run->model()->status(), app::RunStatus::finished);
   }
 
   void the_file_menu_opens_it_and_a_screenshot_is_saved() {

@@ -4,6 +4,8 @@
 // compares it with a modified copy in the history.
 #include <QComboBox>
 #include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -18,6 +20,7 @@
 #include "ui/history/compare_runs_dialog.hpp"
 #include "ui/history/run_history_widget.hpp"
 #include "ui/history/run_table_model.hpp"
+#include "ui/monitor/evaluation_view.hpp"
 #include "ui/monitor/log_view.hpp"
 #include "ui/monitor/metric_chart_view.hpp"
 #include "app/session/run_controller.hpp"
@@ -26,6 +29,21 @@
 
 using namespace medsynth;
 using namespace medsynth::ui;
+
+namespace {
+
+// `from` and everything under it, to `to` (created).
+bool copy_tree(const QString& from, const QString& to) {
+  QDirIterator it(from, QDir::Files | QDir::NoDotAndDotDot | QDir::Hidden, QDirIterator::Subdirectories);
+  while (it.hasNext()) {
+    const QString file = it.next();
+    const QString target = to + "/" + QDir(from).relativeFilePath(file);
+    if (!QDir().mkpath(QFileInfo(target).path()) || !QFile::copy(file, target)) return false;
+  }
+  return QFileInfo(to).isDir();
+}
+
+}  // namespace
 
 class TestRunMonitor : public QObject {
   Q_OBJECT
@@ -103,6 +121,53 @@ class TestRunMonitor : public QObject {
     QVERIFY(!monitor.stop_button()->isVisible());    // a followed run is not ours to stop
     QVERIFY(monitor.garbage_text().isEmpty());
     QVERIFY(!monitor.throughput_text().startsWith("—"));
+  }
+
+  // Issue 38: a run copied from the cluster (rsync to a laptop) showed "no
+  // such file" for its samples and "No evaluation yet", because the stream's
+  // absolute paths won over the folder opened. The ldm fixture was recorded
+  // under /tmp/tmp.caTRIu0Dfe/...; here it is copied elsewhere, with its
+  // evaluation and its checkpoint files, and opened.
+  void a_moved_ldm_run_shows_its_samples_evaluation_and_checkpoints() {
+    const QString fixtures = test::source_dir() + "/tests/app/fixtures";
+    QTemporaryDir laptop;  // not under runs_: the history test counts those
+    QVERIFY(laptop.isValid());
+    const QString moved = laptop.filePath("ldm-tiny-copied");
+    QVERIFY(copy_tree(fixtures + "/ldm", moved));
+    QVERIFY(copy_tree(fixtures + "/evaluated/evaluation", moved + "/evaluation"));
+    QFile events(moved + "/events.jsonl");
+    QVERIFY(events.open(QIODevice::ReadOnly));
+    const QByteArray stream = events.readAll();
+    const QString recorded = QStringLiteral("/tmp/tmp.caTRIu0Dfe/ldm/ldm-tiny-20261125-220547");
+    QVERIFY(stream.contains(recorded.toUtf8()));
+    QVERIFY(!QFileInfo::exists(recorded));
+    // The checkpoints the stream names, as they would have been copied.
+    for (const QString& rel : {"autoencoder/checkpoints/last.safetensors", "diffusion/checkpoints/last.safetensors"}) {
+      QDir().mkpath(QFileInfo(moved + "/" + rel).path());
+      QFile f(moved + "/" + rel);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+    }
+    RunController run(moved);
+    RunMonitorWidget monitor;
+    monitor.resize(1366, 768);
+    monitor.set_controller(&run);
+    monitor.show();
+    QTRY_VERIFY_WITH_TIMEOUT(monitor.status_text().startsWith("finished"), 15000);
+    const app::RunModel* m = run.model();
+    QCOMPARE(m->run_dir(), QDir(moved).absolutePath());
+    QCOMPARE(m->recorded_run_dir(), recorded);
+    QVERIFY(!m->artifacts().isEmpty());
+    for (const auto& a : m->artifacts()) QVERIFY2(QFileInfo::exists(a.path), qPrintable(a.path));
+    QVERIFY(!m->checkpoints().isEmpty());
+    for (const auto& c : m->checkpoints()) QVERIFY2(c.path.startsWith(m->run_dir() + "/"), qPrintable(c.path));
+    QVERIFY(QFileInfo::exists(m->run_dir() + "/autoencoder/checkpoints/last.safetensors"));
+    for (const auto& s : m->stages()) QVERIFY2(s.dir.isEmpty() || s.dir.startsWith(m->run_dir()), qPrintable(s.dir));
+    QTRY_VERIFY(monitor.evaluation_view()->report().has_value());
+    bool sample_listed = false;
+    for (const QString& path : monitor.listed_file_paths())
+      sample_listed = sample_listed || (path.endsWith(".nii.gz") && QFileInfo::exists(path));
+    QVERIFY(sample_listed);
+    QVERIFY(monitor.grab().save(test::output_dir() + "/moved-ldm-run.png"));
   }
 
   void the_metric_chooser_shows_any_metric() {

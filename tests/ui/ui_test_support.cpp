@@ -20,6 +20,8 @@ QString output_dir() {
   return dir;
 }
 
+QString source_dir() { return QStringLiteral(MEDSYNTH_SOURCE_DIR); }
+
 QString quickstart_job() { return QStringLiteral(MEDSYNTH_SOURCE_DIR "/resources/jobs/quickstart.yaml"); }
 
 QStringList tiny_job_overrides(int steps, int val_every) {

@@ -12,6 +12,8 @@ namespace medsynth::ui::test {
 QString engine_path();
 // <build>/test-output/ui (created).
 QString output_dir();
+// The repository's root (fixtures under tests/).
+QString source_dir();
 // The repository's resources/jobs/quickstart.yaml.
 QString quickstart_job();
 

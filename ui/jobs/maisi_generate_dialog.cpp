@@ -16,6 +16,10 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <cmath>
+
+#include "app/jobs/job_field_catalog.hpp"
+
 namespace medsynth::ui {
 
 namespace {
@@ -31,6 +35,35 @@ QWidget* with_browse(QLineEdit* edit, QToolButton** button, QWidget* parent) {
   return row;
 }
 
+// A job field's row (label, help, unit, range) from the catalog the job form uses.
+app::JobField field_of(const char* path) {
+  const auto field = app::find_job_field(QString::fromLatin1(path));
+  Q_ASSERT(field);
+  return field.value_or(app::JobField{});
+}
+
+QString form_label(const app::JobField& field) {
+  return field.unit.isEmpty() ? field.label + QLatin1Char(':')
+                              : QStringLiteral("%1 (%2):").arg(field.label, field.unit);
+}
+
+// The box accepts what the field's rule accepts: an exclusive end moves by
+// one step of the box; an open end is the box's own limit.
+void apply_range(QSpinBox* box, const app::JobField& field) {
+  const int low = field.minimum_exclusive ? static_cast<int>(field.minimum) + 1 : static_cast<int>(field.minimum);
+  const bool capped = field.maximum > field.minimum;
+  const int high =
+      capped ? (field.maximum_exclusive ? static_cast<int>(field.maximum) - 1 : static_cast<int>(field.maximum)) : 4096;
+  box->setRange(low, high);
+}
+
+void apply_range(QDoubleSpinBox* box, const app::JobField& field) {
+  const double step = std::pow(10.0, -box->decimals());
+  const double low = field.minimum_exclusive ? field.minimum + step : field.minimum;
+  const double high = field.maximum > field.minimum ? field.maximum : 100.0;
+  box->setRange(low, high);
+}
+
 }  // namespace
 
 MaisiGenerateDialog::MaisiGenerateDialog(const QString& runs_dir, int processes, QWidget* parent,
@@ -38,20 +71,24 @@ MaisiGenerateDialog::MaisiGenerateDialog(const QString& runs_dir, int processes,
     : QDialog(parent), flow_(new app::MaisiGenerateFlow(this, engine)) {
   setObjectName(QStringLiteral("maisi_generate_dialog"));
   setWindowTitle(tr("Generate CT from MAISI weights"));
+  auto* form = build_inputs(runs_dir, processes);
+  build_layout(form);
+  connect_inputs();
+  connect_flow();
+  resize(720, 620);
+  refresh();
+}
+
+// The inputs and their form. Size, spacing and the image count take their
+// label, help, unit and range from their job fields (generate.output_size,
+// generate.spacing, generate.num_images): the dialog cannot drift from the
+// rules the engine applies to the same values.
+QFormLayout* MaisiGenerateDialog::build_inputs(const QString& runs_dir, int processes) {
   const app::MaisiGenerateRequest defaults;
-
-  auto* intro = new QLabel(tr("Samples a CT from NVIDIA's MAISI networks: the engine imports an NV-Generate-CTMR "
-                              "download (configs/ and the models/ you downloaded) into a new run directory, then "
-                              "generates. A label map, when given, conditions the ControlNet and is shown over the "
-                              "image."),
-                           this);
-  intro->setWordWrap(true);
-
   folder_ = new QLineEdit(this);
   folder_->setObjectName(QStringLiteral("maisi_folder"));
   folder_->setPlaceholderText(tr("the NV-Generate-CTMR folder"));
-  QToolButton* folder_browse = nullptr;
-  QWidget* folder_row = with_browse(folder_, &folder_browse, this);
+  QWidget* folder_row = with_browse(folder_, &folder_browse_, this);
 
   model_ = new QComboBox(this);
   model_->setObjectName(QStringLiteral("maisi_model"));
@@ -61,9 +98,9 @@ MaisiGenerateDialog::MaisiGenerateDialog(const QString& runs_dir, int processes,
   label_->setObjectName(QStringLiteral("maisi_label"));
   label_->setPlaceholderText(tr("optional: a label map (.nii.gz) to condition on"));
   label_->setClearButtonEnabled(true);
-  QToolButton* label_browse = nullptr;
-  QWidget* label_row = with_browse(label_, &label_browse, this);
+  QWidget* label_row = with_browse(label_, &label_browse_, this);
 
+  const app::JobField size_field = field_of("generate.output_size"), spacing_field = field_of("generate.spacing");
   auto* size_row = new QWidget(this);
   auto* size_layout = new QHBoxLayout(size_row);
   size_layout->setContentsMargins(0, 0, 0, 0);
@@ -74,24 +111,27 @@ MaisiGenerateDialog::MaisiGenerateDialog(const QString& runs_dir, int processes,
   for (int a = 0; a < 3; ++a) {
     size_[a] = new QSpinBox(size_row);
     size_[a]->setObjectName(QStringLiteral("maisi_size_%1").arg(axes[a]));
-    size_[a]->setRange(1, 2048);
+    apply_range(size_[a], size_field);
     size_[a]->setValue(defaults.output_size[static_cast<std::size_t>(a)]);
     size_[a]->setPrefix(QStringLiteral("%1 ").arg(axes[a]));
     size_layout->addWidget(size_[a]);
     spacing_[a] = new QDoubleSpinBox(spacing_row);
     spacing_[a]->setObjectName(QStringLiteral("maisi_spacing_%1").arg(axes[a]));
-    spacing_[a]->setRange(0.01, 20.0);
     spacing_[a]->setDecimals(3);
+    apply_range(spacing_[a], spacing_field);
     spacing_[a]->setSingleStep(0.25);
     spacing_[a]->setValue(defaults.spacing[static_cast<std::size_t>(a)]);
     spacing_[a]->setPrefix(QStringLiteral("%1 ").arg(axes[a]));
-    spacing_[a]->setSuffix(tr(" mm"));
+    spacing_[a]->setSuffix(QLatin1Char(' ') + spacing_field.unit);
     spacing_layout->addWidget(spacing_[a]);
   }
 
+  const app::JobField images_field = field_of("generate.num_images");
   images_ = new QSpinBox(this);
-  images_->setRange(1, 256);
+  images_->setObjectName(QStringLiteral("maisi_images"));
+  apply_range(images_, images_field);
   images_->setValue(defaults.num_images);
+  if (images_->minimum() == 0) images_->setSpecialValueText(tr("one per process"));
   processes_ = new QSpinBox(this);
   processes_->setObjectName(QStringLiteral("maisi_processes"));
   processes_->setRange(1, 64);
@@ -101,19 +141,30 @@ MaisiGenerateDialog::MaisiGenerateDialog(const QString& runs_dir, int processes,
 
   runs_dir_ = new QLineEdit(runs_dir.isEmpty() ? QDir::home().filePath(QStringLiteral("medsynth-runs")) : runs_dir,
                             this);
-  QToolButton* runs_browse = nullptr;
-  QWidget* runs_row = with_browse(runs_dir_, &runs_browse, this);
+  QWidget* runs_row = with_browse(runs_dir_, &runs_browse_, this);
 
   auto* form = new QFormLayout();
   form->addRow(tr("NV-Generate folder:"), folder_row);
   form->addRow(tr("Model:"), model_);
   form->addRow(tr("Label map:"), label_row);
-  form->addRow(tr("Output size (voxels):"), size_row);
-  form->addRow(tr("Spacing:"), spacing_row);
-  form->addRow(tr("Images:"), images_);
+  form->addRow(form_label(size_field), size_row);
+  form->addRow(form_label(spacing_field), spacing_row);
+  form->addRow(form_label(images_field), images_);
   form->addRow(tr("Processes:"), processes_);
   form->addRow(tr("Runs folder:"), runs_row);
+  size_row->setToolTip(size_field.help);
+  spacing_row->setToolTip(spacing_field.help);
+  images_->setToolTip(images_field.help);
+  return form;
+}
 
+void MaisiGenerateDialog::build_layout(QFormLayout* form) {
+  auto* intro = new QLabel(tr("Samples a CT from NVIDIA's MAISI networks: the engine imports an NV-Generate-CTMR "
+                              "download (configs/ and the models/ you downloaded) into a new run directory, then "
+                              "generates. A label map, when given, conditions the ControlNet and is shown over the "
+                              "image."),
+                           this);
+  intro->setWordWrap(true);
   problems_ = new QLabel(this);
   problems_->setObjectName(QStringLiteral("maisi_problems"));
   problems_->setWordWrap(true);
@@ -128,11 +179,11 @@ MaisiGenerateDialog::MaisiGenerateDialog(const QString& runs_dir, int processes,
   log_->setReadOnly(true);
   log_->setPlaceholderText(tr("The engine's progress shows here."));
 
-  auto* buttons = new QDialogButtonBox(this);
-  generate_ = buttons->addButton(tr("Generate"), QDialogButtonBox::AcceptRole);
+  buttons_ = new QDialogButtonBox(this);
+  generate_ = buttons_->addButton(tr("Generate"), QDialogButtonBox::AcceptRole);
   generate_->setObjectName(QStringLiteral("maisi_generate"));
-  stop_ = buttons->addButton(tr("Stop"), QDialogButtonBox::ActionRole);
-  buttons->addButton(QDialogButtonBox::Close);
+  stop_ = buttons_->addButton(tr("Stop"), QDialogButtonBox::ActionRole);
+  buttons_->addButton(QDialogButtonBox::Close);
 
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(intro);
@@ -141,12 +192,14 @@ MaisiGenerateDialog::MaisiGenerateDialog(const QString& runs_dir, int processes,
   layout->addWidget(new QLabel(tr("Commands:"), this));
   layout->addWidget(commands_);
   layout->addWidget(log_, 1);
-  layout->addWidget(buttons);
+  layout->addWidget(buttons_);
+}
 
-  connect(folder_browse, &QToolButton::clicked, this,
+void MaisiGenerateDialog::connect_inputs() {
+  connect(folder_browse_, &QToolButton::clicked, this,
           [this] { browse_file(tr("NV-Generate-CTMR folder"), folder_, true); });
-  connect(label_browse, &QToolButton::clicked, this, [this] { browse_file(tr("Label map"), label_, false); });
-  connect(runs_browse, &QToolButton::clicked, this, [this] { browse_file(tr("Runs folder"), runs_dir_, true); });
+  connect(label_browse_, &QToolButton::clicked, this, [this] { browse_file(tr("Label map"), label_, false); });
+  connect(runs_browse_, &QToolButton::clicked, this, [this] { browse_file(tr("Runs folder"), runs_dir_, true); });
   for (QLineEdit* edit : {folder_, label_, runs_dir_}) connect(edit, &QLineEdit::textChanged, this, &MaisiGenerateDialog::refresh);
   connect(model_, &QComboBox::currentIndexChanged, this, &MaisiGenerateDialog::refresh);
   for (int a = 0; a < 3; ++a) {
@@ -157,8 +210,10 @@ MaisiGenerateDialog::MaisiGenerateDialog(const QString& runs_dir, int processes,
   connect(processes_, &QSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
   connect(generate_, &QPushButton::clicked, this, &MaisiGenerateDialog::start);
   connect(stop_, &QPushButton::clicked, flow_, &app::MaisiGenerateFlow::cancel);
-  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+}
 
+void MaisiGenerateDialog::connect_flow() {
   connect(flow_, &app::MaisiGenerateFlow::stage_started, this,
           [this](const QString&, const QString& command) { append_log(QStringLiteral("$ ") + command); });
   connect(flow_, &app::MaisiGenerateFlow::output_line, this, &MaisiGenerateDialog::append_log);
@@ -172,8 +227,6 @@ MaisiGenerateDialog::MaisiGenerateDialog(const QString& runs_dir, int processes,
     refresh();
     emit generated(image, label);
   });
-  resize(720, 620);
-  refresh();
 }
 
 app::MaisiGenerateRequest MaisiGenerateDialog::request() const {

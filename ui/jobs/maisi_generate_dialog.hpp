@@ -18,8 +18,11 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
+class QDialogButtonBox;
+class QFormLayout;
 class QPushButton;
 class QSpinBox;
+class QToolButton;
 QT_END_NAMESPACE
 
 namespace medsynth::ui {
@@ -41,8 +44,10 @@ class MaisiGenerateDialog : public QDialog {
   QLineEdit* folder_edit() const { return folder_; }
   QComboBox* model_box() const { return model_; }
   QLineEdit* label_edit() const { return label_; }
+  QLineEdit* runs_dir_edit() const { return runs_dir_; }
   QSpinBox* size_box(int axis) const { return size_[axis]; }
   QDoubleSpinBox* spacing_box(int axis) const { return spacing_[axis]; }
+  QSpinBox* images_box() const { return images_; }
   QSpinBox* processes_box() const { return processes_; }
   QPushButton* generate_button() const { return generate_; }
   QString problems_text() const;
@@ -53,6 +58,10 @@ class MaisiGenerateDialog : public QDialog {
   void generated(const QString& image_path, const QString& label_path);
 
  private:
+  QFormLayout* build_inputs(const QString& runs_dir, int processes);
+  void build_layout(QFormLayout* form);
+  void connect_inputs();
+  void connect_flow();
   void refresh();  // problems, command preview, buttons
   void start();
   void append_log(const QString& line);
@@ -72,6 +81,10 @@ class MaisiGenerateDialog : public QDialog {
   QPlainTextEdit* log_ = nullptr;
   QPushButton* generate_ = nullptr;
   QPushButton* stop_ = nullptr;
+  QDialogButtonBox* buttons_ = nullptr;
+  QToolButton* folder_browse_ = nullptr;
+  QToolButton* label_browse_ = nullptr;
+  QToolButton* runs_browse_ = nullptr;
   QString engine_error_;  // the last run's failure, shown until the next run
 };
 

@@ -58,7 +58,35 @@ QString RunMonitorOptions::validate() const {
 
 RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) : QWidget(parent), options_(options) {
   if (const QString error = options_.validate(); !error.isEmpty()) throw std::invalid_argument(error.toStdString());
+  QHBoxLayout* head = build_head();
+  QHBoxLayout* progress_row = build_progress_row();
+  QHBoxLayout* controls = build_chart_controls();
+  QWidget* chart_area = build_chart_area();
+  build_lower_tabs();
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split_ = split;
+  split->addWidget(chart_area);
+  split->addWidget(log_tabs_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
 
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(head);
+  layout->addLayout(progress_row);
+  layout->addWidget(failure_);
+  nodes_ = new NodeTable(this);
+  layout->addWidget(nodes_);
+  layout->addLayout(controls);
+  layout->addWidget(split, 1);
+
+  connect_controls();
+  set_smoothing(smoothing_->value() / 100.0);
+  bind_model();
+}
+
+// The title, status and the Stop/Resume buttons; the progress row's and the
+// failure line's widgets too (made here, in tab order).
+QHBoxLayout* RunMonitorWidget::build_head() {
   title_ = new QLabel(tr("No run"), this);
   QFont bold = title_->font();
   bold.setBold(true);
@@ -99,6 +127,10 @@ RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) :
   head->addWidget(status_);
   head->addWidget(stop_);
   head->addWidget(resume_);
+  return head;
+}
+
+QHBoxLayout* RunMonitorWidget::build_progress_row() {
   auto* progress_row = new QHBoxLayout();
   progress_row->addWidget(progress_, 1);
   progress_row->addWidget(step_);
@@ -110,6 +142,10 @@ RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) :
   progress_row->addWidget(restarts_);
   progress_row->addWidget(garbage_);
 
+  return progress_row;
+}
+
+QHBoxLayout* RunMonitorWidget::build_chart_controls() {
   smoothing_ = new QSlider(Qt::Horizontal, this);
   smoothing_->setObjectName("smoothing");
   smoothing_->setRange(0, 99);
@@ -128,6 +164,12 @@ RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) :
   controls->addWidget(new QLabel(tr("Other metric:"), this));
   controls->addWidget(chooser_);
 
+  return controls;
+}
+
+// The stage sections of a pipeline run above a grid of the chosen metrics'
+// charts and one chart of any other metric.
+QWidget* RunMonitorWidget::build_chart_area() {
   auto* chart_area = new QWidget(this);
   auto* chart_column = new QVBoxLayout(chart_area);
   chart_column->setContentsMargins(0, 0, 0, 0);
@@ -163,6 +205,11 @@ RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) :
   custom_chart_->set_title(tr("(choose a metric)"));
   grid->addWidget(custom_chart_, cell / 3, cell % 3);
 
+  return chart_area;
+}
+
+// Checkpoints and outputs, and the evaluation report.
+void RunMonitorWidget::build_lower_tabs() {
   log_tabs_ = new QTabWidget(this);
   log_tabs_->setObjectName("log_tabs");
   files_ = new QListWidget(this);
@@ -180,23 +227,9 @@ RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) :
   connect(evaluation_, &EvaluationView::compare_requested, this, &RunMonitorWidget::compare_requested);
   connect(files_, &QListWidget::itemActivated, this,
           [this](QListWidgetItem* item) { emit file_activated(item->data(Qt::UserRole).toString()); });
+}
 
-  auto* split = new QSplitter(Qt::Vertical, this);
-  split_ = split;
-  split->addWidget(chart_area);
-  split->addWidget(log_tabs_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
-
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(head);
-  layout->addLayout(progress_row);
-  layout->addWidget(failure_);
-  nodes_ = new NodeTable(this);
-  layout->addWidget(nodes_);
-  layout->addLayout(controls);
-  layout->addWidget(split, 1);
-
+void RunMonitorWidget::connect_controls() {
   refresh_timer_.setSingleShot(true);
   refresh_timer_.setInterval(options_.refresh_interval_ms);
   connect(&refresh_timer_, &QTimer::timeout, this, &RunMonitorWidget::refresh);
@@ -217,8 +250,6 @@ RunMonitorWidget::RunMonitorWidget(QWidget* parent, RunMonitorOptions options) :
   connect(resume_, &QPushButton::clicked, this, [this] {
     if (model_ && !model_->run_dir().isEmpty()) emit resume_requested(model_->run_dir());
   });
-  set_smoothing(smoothing_->value() / 100.0);
-  bind_model();
 }
 
 RunMonitorWidget::~RunMonitorWidget() = default;
@@ -319,6 +350,12 @@ void RunMonitorWidget::add_file_entry(const QString& text, const QString& path) 
   auto* item = new QListWidgetItem(text, files_);
   item->setData(Qt::UserRole, path);
   item->setToolTip(path);
+}
+
+QStringList RunMonitorWidget::listed_file_paths() const {
+  QStringList paths;
+  for (int i = 0; i < files_->count(); ++i) paths << files_->item(i)->data(Qt::UserRole).toString();
+  return paths;
 }
 
 QList<int> RunMonitorWidget::log_ranks() const {

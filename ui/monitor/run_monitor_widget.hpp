@@ -20,6 +20,7 @@
 
 QT_BEGIN_NAMESPACE
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QListWidget;
 class QProgressBar;
@@ -110,10 +111,18 @@ class RunMonitorWidget : public QWidget {
 
  public:
   EvaluationView* evaluation_view() const { return evaluation_; }
+  // The paths the "Checkpoints & outputs" list offers, in its order (tests).
+  QStringList listed_file_paths() const;
   // Reads RUN/evaluation/evaluation.json when the run has one.
   void reload_evaluation();
 
  private:
+  QHBoxLayout* build_head();
+  QHBoxLayout* build_progress_row();
+  QHBoxLayout* build_chart_controls();
+  QWidget* build_chart_area();
+  void build_lower_tabs();
+  void connect_controls();
   void bind_model();
   void schedule();
   void on_metric_appended(const QString& name, int first_new_index);

@@ -295,6 +295,8 @@ MaisiGenerateDialog* MainWindow::open_maisi_dialog() {
       volumes_->open_volume(image);  // X_label.nii.gz beside X_image.nii.gz opens with it
       show_status(label.isEmpty() ? tr("Generated %1").arg(image) : tr("Generated %1 with %2").arg(image, label));
     });
+    // The generate step is a run: the same monitor as every run shows it.
+    connect(maisi_dialog_->flow(), &app::MaisiGenerateFlow::generation_started, this, &MainWindow::on_run_opened);
     connect(maisi_dialog_->flow(), &app::MaisiGenerateFlow::failed, this,
             [this](const QString& message) { show_error(tr("MAISI generation: %1").arg(message.section('\n', 0, 0))); });
   }

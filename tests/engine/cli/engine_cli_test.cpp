@@ -126,6 +126,25 @@ TEST(EngineCli, ValidateListsEveryErrorWithItsFieldPathAndExits2) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
+// Issue 38: a mistyped verb or flag gets the closest one, as a job field does.
+TEST(EngineCli, MistypedVerbsAndFlagsGetSuggestions) {
+  test::TempDir dir("cli");
+  const std::string job = write_job(dir);
+  auto verb = run_process({engine_binary(), "trian", job}, dir.path().string());
+  EXPECT_EQ(verb.exit_code, 2);
+  EXPECT_NE(verb.err.find("unknown verb 'trian'; did you mean 'train'?"), std::string::npos) << verb.err;
+  auto flag = run_process({engine_binary(), "train", job, "--no-progres"}, dir.path().string());
+  EXPECT_EQ(flag.exit_code, 2);
+  EXPECT_NE(flag.err.find("unknown flag '--no-progres'; did you mean '--no-progress'?"), std::string::npos) << flag.err;
+  auto nested = run_process({engine_binary(), "launch", "--nproc-per-nod", "2", "train", job}, dir.path().string());
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_NE(nested.err.find("did you mean '--nproc-per-node'?"), std::string::npos) << nested.err;
+  // Nothing close: CLI11's own message only, no made-up suggestion.
+  auto far = run_process({engine_binary(), "completely-different", job}, dir.path().string());
+  EXPECT_EQ(far.exit_code, 2);
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+}
+
 TEST(EngineCli, TruncatedVolumeAmongGoodOnesExits3NamingIt) {
   test::TempDir dir("cli");
   write_phantoms(dir / "data", 3);
@@ -171,6 +190,18 @@ TEST(EngineCli, TrainsOnAFolderOfVolumesAndEvaluatesTheCheckpoint) {
     EXPECT_EQ(row["bands"][0]["band"], "air");
   }
   EXPECT_NEAR(ssim_sum / 4, detail["metrics"]["val/ssim"].get<double>(), 1e-6);
+
+  // Issue 38: the run directory stands for its last checkpoint (it printed a
+  // JSON parser's error), and --max-volumes is what the count reports (it
+  // said 8 of 1).
+  auto by_run = run_process({engine_binary(), "eval", run_dir, "--data", (dir / "data").string(), "--max-volumes", "1"},
+                            dir.path().string());
+  ASSERT_EQ(by_run.exit_code, 0) << by_run.err;
+  EXPECT_NE(by_run.out.find("checkpoint: " + last), std::string::npos) << by_run.out;
+  EXPECT_NE(by_run.out.find("volumes: 1 of 4"), std::string::npos) << by_run.out;
+  auto not_a_run = run_process({engine_binary(), "eval", (dir / "data").string()}, dir.path().string());
+  EXPECT_EQ(not_a_run.exit_code, 2) << not_a_run.err;
+  EXPECT_NE(not_a_run.err.find("not a run directory (no job.yaml)"), std::string::npos) << not_a_run.err;
 }
 
 TEST(EngineCli, CtrlCWritesACheckpointThenExits130) {

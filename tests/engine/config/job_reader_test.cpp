@@ -132,6 +132,27 @@ TEST(JobReader, EnumTyposGetSuggestions) {
   EXPECT_TRUE(has_error(errors, "data.modality", "did you mean 'ct'?"));
 }
 
+// The scheduler's modes are enums since issue 33: a misspelling stops at the
+// reader, naming the field, with MONAI's spellings offered.
+TEST(JobReader, SchedulerModesAreReadAsTheirEnumsWithSuggestions) {
+  const auto errors =
+      errors_of_text("scheduler:\n  kind: fast-ddpm\n  beta_schedule: cosine\n  sample_method: logit_normal\n");
+  EXPECT_EQ(reason_for(errors, "scheduler.kind"),
+            "expected one of rflow, ddpm, ddim, fast_ddpm (got \"fast-ddpm\"); did you mean 'fast_ddpm'?");
+  EXPECT_TRUE(has_error(errors, "scheduler.beta_schedule", "expected one of linear_beta, scaled_linear_beta"));
+  EXPECT_TRUE(has_error(errors, "scheduler.sample_method", "did you mean 'logit-normal'?"));
+  const JobSpec job = load_job_text(
+      "task: ldm\nscheduler:\n  kind: fast_ddpm\n  prediction_type: v_prediction\n  fast_ddpm_schedule: uniform\n");
+  EXPECT_EQ(job.scheduler.kind, SchedulerKind::fast_ddpm);
+  EXPECT_EQ(job.scheduler.prediction_type, PredictionType::v_prediction);
+  EXPECT_EQ(job.scheduler.fast_ddpm_schedule, FastDdpmSchedule::uniform);
+  // Written back as they were spelled, quoted as the strings they were, so
+  // the job's config hash is the one runs made before recorded.
+  const std::string yaml = job_to_yaml(job);
+  EXPECT_NE(yaml.find("kind: \"fast_ddpm\""), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("sample_method: \"logit-normal\""), std::string::npos) << yaml;
+}
+
 TEST(JobReader, EveryProblemInOneFileIsReportedAtOnce) {
   const std::string yaml = R"(
 name: several

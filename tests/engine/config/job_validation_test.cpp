@@ -92,7 +92,6 @@ const Rule k_rules[] = {
     {"vq_disc_start", [](JobSpec& j) { j.model.vqgan.discriminator_iter_start = -1; }, "model.vqgan.discriminator_iter_start", ">= 0"},
     {"vq_gan_weight", [](JobSpec& j) { j.model.vqgan.image_gan_weight = -1; }, "model.vqgan.image_gan_weight", ">= 0"},
     {"name_prefix", [](JobSpec& j) { j.checkpoint.name_prefix = "vqgan/patches"; }, "checkpoint.name_prefix", "letters, digits"},
-    {"scheduler_kind", [](JobSpec& j) { j.scheduler.kind = "euler"; }, "scheduler.kind", "must be ddpm, ddim, rflow or fast_ddpm, not 'euler'"},
     {"inference_steps", [](JobSpec& j) { j.scheduler.num_inference_steps = 1001; }, "scheduler.num_inference_steps", "must be between 1 and num_train_timesteps (1000)"},
     {"unet_heads", [](JobSpec& j) { j.model.diffusion_unet.num_head_channels = {0, 0, 30, 32}; }, "model.diffusion_unet.num_head_channels", "level 2: channels 256 not divisible by 30"},
     {"generate_size", [](JobSpec& j) { j.generate.output_size = {64, 64, 48}; }, "generate.output_size", "every entry must be a positive multiple of 32 (the autoencoder and UNet downsampling; got [64, 64, 48])"},

@@ -12,8 +12,8 @@
 #include <map>
 #include <string>
 
-#include "diffusion/diffusion_model_unet.hpp"
-#include "diffusion/diffusion_scheduler.hpp"
+#include "models/diffusion_model_unet.hpp"
+#include "schedulers/diffusion_scheduler.hpp"
 #include "diffusion/generate_stage.hpp"
 #include "engine/cuda/cuda_device.hpp"
 #include "engine/models/monai_fixture.hpp"
@@ -73,7 +73,7 @@ TEST(CudaNumerics, RectifiedFlowSamplingOnTheGpuAgreesWithTheCpu) {
   }
   unet->eval();
   SchedulerOptions so;
-  so.kind = "rflow";
+  so.kind = SchedulerKind::rflow;
   so.num_inference_steps = 10;
   const auto scheduler = make_scheduler(so);
   const std::vector<std::int64_t> shape{1, 2, 16, 16, 16};

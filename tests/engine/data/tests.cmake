@@ -11,3 +11,7 @@ medsynth_add_test(NAME medsynth_data_tests
   LIBS medsynth_engine
   LABELS unit)
 medsynth_warnings(medsynth_data_tests)
+medsynth_add_test(NAME data_sliding_window_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/sliding_window_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)

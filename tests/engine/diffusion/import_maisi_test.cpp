@@ -14,7 +14,10 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
@@ -203,7 +206,8 @@ TEST(ImportMaisi, TruncatedOrHostileWeightsAreDataErrorsNamingTheFile) {
   MaisiImportOptions o = import_into(folder, dir);
   EXPECT_NE(import_error(o).find("diff_unet_3d_rflow-ct.pt"), std::string::npos);
 
-  o.diffusion = (k_data / ".." / ".." / "train" / "data" / "torch_save" / "hostile_os_system.pt").lexically_normal().string();
+  o.diffusion =
+      (k_data / ".." / ".." / "weights" / "data" / "torch_save" / "hostile_os_system.pt").lexically_normal().string();
   ASSERT_TRUE(fs::exists(o.diffusion)) << o.diffusion;
   const std::string why = import_error(o);
   EXPECT_NE(why.find("os.system"), std::string::npos) << why;
@@ -322,6 +326,77 @@ TEST(ImportMaisi, AGeneratedImageExportsAsASyntheticDicomSeriesNamingItsSeed) {
   // An existing, non-empty folder is never written into.
   r = test::run_process({test::engine_binary(), "export-dicom", image.string(), (dir / "dicom").string()}, dir.path().string());
   EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+}  // namespace
+}  // namespace medsynth
+
+namespace medsynth {
+namespace {
+
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> events;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) events.push_back(nlohmann::json::parse(line));
+  return events;
+}
+
+// Issue 33: generate --json is a run on the event stream (the console's MAISI
+// flow follows it with a LocalLauncher like a training run): run_started with
+// the images in all, an artifact and a progress event per image, and
+// run_finished, on stdout and appended to the run's events.jsonl. Two ranks
+// through launch: the launcher relays rank 0's stream.
+TEST(ImportMaisi, GenerateJsonReportsEachImageOnTheRunsEventStream) {
+  test::TempDir dir("import-maisi-json");
+  MaisiImportOptions o;
+  o.folder = (k_data / "maisi_folder").string();
+  o.out = (dir / "run").string();
+  import_maisi(o);
+  const auto r = test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "generate",
+                                    (dir / "run").string(), "--base-seed", "7", "--num-images", "4", "--json"},
+                                   dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto events = json_lines(r.out);
+  ASSERT_FALSE(events.empty()) << r.out;
+  std::vector<std::string> types;
+  for (const auto& e : events)
+    if (e.at("rank") == 0) types.push_back(e.at("type"));
+  ASSERT_GE(types.size(), 6u) << r.out;  // started, 2 x (artifact, progress), finished
+  EXPECT_EQ(types.front(), "run_started");
+  EXPECT_EQ(types.back(), "run_finished");
+  const auto started = *std::find_if(events.begin(), events.end(),
+                                     [](const nlohmann::json& e) { return e.at("type") == "run_started"; });
+  EXPECT_EQ(started.at("total_steps"), 4);
+  EXPECT_EQ(started.at("world_size"), 2);
+  EXPECT_EQ(started.at("extra").at("verb"), "generate");
+  int artifacts = 0;
+  std::int64_t last_progress = 0;
+  for (const auto& e : events) {
+    if (e.at("type") == "artifact") {
+      ++artifacts;
+      EXPECT_TRUE(fs::exists(e.at("path").get<std::string>())) << e.dump();
+      EXPECT_EQ(e.at("kind"), "volume");
+    }
+    if (e.at("type") == "progress") last_progress = e.at("step");
+  }
+  EXPECT_EQ(artifacts, 2) << "rank 0 makes images 0 and 2 of 4";
+  EXPECT_EQ(last_progress, 4);
+  // The same stream is in the run's events.jsonl, so the run's view lists them.
+  std::ifstream file(dir / "run" / "events.jsonl");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"verb\":\"generate\""), std::string::npos);
+  EXPECT_NE(text.find("image_seed9_rank0.nii.gz"), std::string::npos) << text;
+  // Without --json stdout lists the images, as before.
+  const auto plain = test::run_process(
+      {test::engine_binary(), "generate", (dir / "run").string(), "--base-seed", "11", "--num-images", "1"},
+      dir.path().string());
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("image_seed11_rank0.nii.gz"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find('{'), std::string::npos) << plain.out;
+  // Issue 38: a line on stderr as each image is written, not only at the end.
+  EXPECT_NE(plain.err.find("generate: image 1/1 of this process written: "), std::string::npos) << plain.err;
+  EXPECT_NE(r.err.find("generate: image 2/2 of this process written: "), std::string::npos) << r.err;
 }
 
 }  // namespace

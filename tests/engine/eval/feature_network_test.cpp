@@ -1,5 +1,5 @@
 // FID feature networks from weights (eval/feature_network.hpp,
-// eval/resnet_feature_weights.hpp): MedicalNet-style ResNet weights written
+// models/resnet_feature_weights.hpp): MedicalNet-style ResNet weights written
 // by torch.save (legacy format, `module.` prefixes) load by name and give
 // MONAI's features for the same input (data/make_medicalnet_fixture.py);
 // RadImageNet's 2D ResNet-50 (Keras layout, zip format) gives the reference
@@ -17,7 +17,7 @@
 
 #include "core/error.hpp"
 #include "eval/feature_network.hpp"
-#include "eval/resnet_feature_weights.hpp"
+#include "models/resnet_feature_weights.hpp"
 #include "support/temp_dir.hpp"
 #include "state/tensor_file.hpp"
 

@@ -1,10 +1,4 @@
-# engine/eval: distribution metrics against MONAI 1.6.1 (fixtures from
-# data/make_monai_metric_reference.py), intensity checks, the evaluate verb.
-medsynth_add_test(NAME eval_distribution_metrics_test
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/distribution_metrics_test.cpp
-  LIBS medsynth_engine
-  LABELS unit)
-target_compile_definitions(eval_distribution_metrics_test PRIVATE MEDSYNTH_EVAL_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+# engine/eval: feature networks, intensity checks, the evaluate verb.
 medsynth_add_test(NAME eval_evaluate_cli_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/evaluate_cli_test.cpp
   LIBS medsynth_engine nlohmann_json::nlohmann_json

@@ -84,18 +84,6 @@ TEST_F(EventWriterTest, RunStarted) {
   EXPECT_EQ(e.at("extra").at("amp"), false);
 }
 
-TEST_F(EventWriterTest, RunStartedPositionalMatchesStruct) {
-  writer_.run_started("runs/x", "x", "ldm", "abc", 2, 8, 50, "cuda:0", {{"seed", 7}});
-  const json e = only_event(path_);
-  expect_envelope(e, "run_started", 2);
-  EXPECT_EQ(e.at("task"), "ldm");
-  EXPECT_EQ(e.at("world_size"), 2);
-  EXPECT_EQ(e.at("effective_batch"), 8);
-  EXPECT_EQ(e.at("total_steps"), 50);
-  EXPECT_EQ(e.at("device"), "cuda:0");
-  EXPECT_EQ(e.at("extra").at("seed"), 7);
-}
-
 TEST_F(EventWriterTest, Progress) {
   writer_.progress(120, 1000, 3, 50, 4.5, 602.0);
   const json e = only_event(path_);

@@ -14,7 +14,7 @@
 #include "config/job_spec.hpp"
 #include "core/error.hpp"
 #include "models/autoencoder_kl.hpp"
-#include "train/losses.hpp"
+#include "metrics/losses.hpp"
 
 namespace medsynth {
 namespace {

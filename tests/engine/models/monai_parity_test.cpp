@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "diffusion/diffusion_model_unet.hpp"
+#include "models/diffusion_model_unet.hpp"
 #include "engine/models/monai_fixture.hpp"
 #include "models/autoencoder_kl.hpp"
 #include "models/maisi_autoencoder_blocks.hpp"

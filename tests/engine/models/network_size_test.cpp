@@ -10,7 +10,7 @@
 
 #include "config/network_size.hpp"
 #include "core/error.hpp"
-#include "diffusion/diffusion_model_unet.hpp"
+#include "models/diffusion_model_unet.hpp"
 #include "models/autoencoder_kl.hpp"
 #include "maisi_networks.hpp"  // NV-Generate's config_network_rflow.json networks (tests/bench)
 

@@ -1,18 +1,10 @@
-# Tests of engine/models and of the losses and image metrics in engine/train.
+# Tests of engine/models: every network, against MONAI 1.6.1 fixtures where MONAI has it.
 medsynth_add_test(NAME models_autoencoder_kl_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/autoencoder_kl_test.cpp
   LIBS medsynth_engine
   LABELS unit)
 medsynth_add_test(NAME models_patch_discriminator_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/patch_discriminator_test.cpp
-  LIBS medsynth_engine
-  LABELS unit)
-medsynth_add_test(NAME models_losses_test
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/losses_test.cpp
-  LIBS medsynth_engine
-  LABELS unit)
-medsynth_add_test(NAME models_image_metrics_test
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/image_metrics_test.cpp
   LIBS medsynth_engine
   LABELS unit)
 # Parity with MONAI: reference weights and outputs written by data/make_monai_reference.py.
@@ -39,3 +31,10 @@ medsynth_add_test(NAME models_network_size_test
   LIBS medsynth_engine
   LABELS unit)
 target_include_directories(models_network_size_test PRIVATE ${PROJECT_SOURCE_DIR}/tests/bench)
+# Parity with MONAI's DiffusionModelUNetMaisi and ControlNetMaisi: reference
+# weights and outputs written by data/make_maisi_unet_reference.py.
+medsynth_add_test(NAME models_maisi_unet_parity_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/maisi_unet_parity_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
+target_compile_definitions(models_maisi_unet_parity_test PRIVATE MEDSYNTH_MODELS_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")

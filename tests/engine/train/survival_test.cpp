@@ -21,7 +21,7 @@
 #include "models/resnet3d.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
-#include "train/survival_metrics.hpp"
+#include "metrics/survival_metrics.hpp"
 #include "volume/volume_io.hpp"
 
 namespace fs = std::filesystem;

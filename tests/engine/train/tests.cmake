@@ -14,10 +14,6 @@ medsynth_add_test(NAME train_task_registry_test
   LABELS unit)
 target_include_directories(train_task_registry_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
 target_include_directories(train_trainer_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
-medsynth_add_test(NAME train_sliding_window_test
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/sliding_window_test.cpp
-  LIBS medsynth_engine
-  LABELS unit)
 # The patch VQ-GAN's must-show: vqgan-tiny on 2 processes through the real binary.
 medsynth_add_test(NAME train_vqgan_tiny_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/vqgan_tiny_test.cpp
@@ -39,9 +35,3 @@ medsynth_add_test(NAME train_autocast_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/autocast_test.cpp
   LIBS medsynth_engine
   LABELS unit)
-# torch.save files (zip and legacy) read without Python; fixtures by data/make_torch_save_fixtures.py.
-medsynth_add_test(NAME train_torch_archive_test
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/torch_archive_test.cpp
-  LIBS medsynth_engine
-  LABELS unit)
-target_compile_definitions(train_torch_archive_test PRIVATE MEDSYNTH_TORCH_SAVE_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data/torch_save")

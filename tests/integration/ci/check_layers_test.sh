@@ -26,5 +26,14 @@ plant() {  # FILE LINE LAYER: the check must fail naming LAYER, then the file is
 plant app/launch/launcher.hpp '#include "app/cluster/cluster_spec.hpp"' app      # cluster -> launch exists
 plant ui/history/run_table_model.hpp '#include "ui/shell/main_window.hpp"' ui      # shell -> history exists
 plant engine/core/error.hpp '#include "config/job_spec.hpp"' engine                # config -> core exists
+# engine/weights reads strangers' files and may include core/ only.
+cp "$tmp/engine/weights/torch_archive.hpp" "$tmp/torch_archive.hpp.orig"
+printf '#include "config/job_spec.hpp"\n' | cat - "$tmp/torch_archive.hpp.orig" >"$tmp/engine/weights/torch_archive.hpp"
+if "$tmp/.ci/check-layers" >"$tmp/out" 2>&1; then
+  fail "engine/weights including config/ passed"
+else
+  grep -q "engine/weights/ may include only core/" "$tmp/out" || fail "the weights rule was not named: $(cat "$tmp/out")"
+fi
+mv "$tmp/torch_archive.hpp.orig" "$tmp/engine/weights/torch_archive.hpp"
 [ $failures = 0 ] && echo "ok: check-layers passes on the tree and names a planted loop in engine/, app/ and ui/"
 exit $failures

@@ -1,0 +1,20 @@
+// "did you mean" for the command line: a mistyped verb (`trian`) or flag
+// (`--nproc-per-nod`) gets the closest one by name, as a mistyped job field
+// does (config/did_you_mean.hpp). main() prints it under CLI11's own message
+// when parsing fails.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace medsynth::cli {
+
+// "" when nothing in `args` (argv without the program) is a plausible typo;
+// else one line per typo: "unknown verb 'trian'; did you mean 'train'?".
+std::string usage_suggestions(const CLI::App& app, const std::vector<std::string>& args);
+
+}  // namespace medsynth::cli

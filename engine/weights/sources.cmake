@@ -1,0 +1,9 @@
+# Sources of engine/weights: reading foreign weight files (torch.save archives
+# through a restricted unpickler) and loading state dicts by name. Depends on core/ only.
+target_sources(medsynth_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/pickle_globals.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pickle_graph.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pickle_machine.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/state_dict_loading.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/torch_archive.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/torch_archive_contents.cpp)
