@@ -255,6 +255,14 @@ QString RunModel::absolute(const QString& path) const {
 void RunModel::apply_checkpoint(const CheckpointInfo& checkpoint) {
   CheckpointInfo c = checkpoint;
   c.path = absolute(c.path);
+  // One entry per file: last.safetensors is rewritten at every checkpoint step.
+  if (auto it = std::find_if(checkpoints_.begin(), checkpoints_.end(),
+                             [&](const CheckpointInfo& k) { return k.path == c.path; });
+      it != checkpoints_.end()) {
+    *it = c;
+    emit checkpoint_added(c);
+    return;
+  }
   if (checkpoints_.size() >= limits_.max_listed_files) {  // the oldest "last" saves matter least
     checkpoints_.removeFirst();
     ++dropped_;

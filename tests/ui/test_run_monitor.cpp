@@ -10,6 +10,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProgressBar>
+#include <QSet>
 #include <QPushButton>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -167,6 +168,9 @@ class TestRunMonitor : public QObject {
     for (const QString& path : monitor.listed_file_paths())
       sample_listed = sample_listed || (path.endsWith(".nii.gz") && QFileInfo::exists(path));
     QVERIFY(sample_listed);
+    // Each file once (last.safetensors was listed at every checkpoint step).
+    const QStringList listed = monitor.listed_file_paths();
+    QCOMPARE(QSet<QString>(listed.begin(), listed.end()).size(), listed.size());
     QVERIFY(monitor.grab().save(test::output_dir() + "/moved-ldm-run.png"));
   }
 

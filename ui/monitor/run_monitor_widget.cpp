@@ -294,6 +294,7 @@ void RunMonitorWidget::bind_model() {
   custom_chart_->clear_curves();
   if (model_) custom_chart_->add_curve(chooser_->currentText(), model_, chooser_->currentText());
   files_->clear();
+  file_items_.clear();
   if (model_) {
     connect(model_, &app::RunModel::metric_appended, this, &RunMonitorWidget::on_metric_appended);
     connect(model_, &app::RunModel::log_appended, this, &RunMonitorWidget::on_log_appended);
@@ -346,8 +347,15 @@ void RunMonitorWidget::bind_model() {
   refresh();
 }
 
+// One entry per file (issue 38): last.safetensors is written again at every
+// checkpoint step, and its entry then says the newest step.
 void RunMonitorWidget::add_file_entry(const QString& text, const QString& path) {
+  if (QListWidgetItem* known = file_items_.value(path)) {
+    known->setText(text);
+    return;
+  }
   auto* item = new QListWidgetItem(text, files_);
+  if (!path.isEmpty()) file_items_.insert(path, item);
   item->setData(Qt::UserRole, path);
   item->setToolTip(path);
 }

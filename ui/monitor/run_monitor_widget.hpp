@@ -23,6 +23,7 @@ class QComboBox;
 class QHBoxLayout;
 class QLabel;
 class QListWidget;
+class QListWidgetItem;
 class QProgressBar;
 class QPushButton;
 class QScrollArea;
@@ -157,6 +158,7 @@ class RunMonitorWidget : public QWidget {
   QTabWidget* log_tabs_ = nullptr;
   QHash<int, LogView*> logs_;
   QListWidget* files_ = nullptr;
+  QHash<QString, QListWidgetItem*> file_items_;  // files_'s entries by path: one per file
   EvaluationView* evaluation_ = nullptr;  // the Evaluate tab
   QScrollArea* stages_scroll_ = nullptr;
   QSplitter* split_ = nullptr;       // charts above, logs below
