@@ -15,6 +15,7 @@
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
+#include "events/progress_lines.hpp"
 #include "run/run_directory.hpp"
 #include "data/volume_listing.hpp"
 #include "diffusion/latent_autoencoder.hpp"
@@ -105,7 +106,14 @@ int run_evaluate(EvaluateArguments& a) {
   if (o.trust_torchscript && !o.feature_network.empty())
     std::cerr << "medsynth-engine evaluate: warning: --trust-torchscript: if " << o.feature_network
               << " is TorchScript it will be loaded, and a TorchScript file is a program: it runs its author's code with your permissions\n";
+  // Progress lines on stderr (rank 0's): reading each set, then each metric group.
+  ProgressLines progress({.prefix = "evaluate"});
+  if (rank0)
+    o.on_progress = [&progress](std::string_view phase, std::int64_t done, std::int64_t total) {
+      progress.report(phase, done, total);
+    };
   const EvaluationReport report = evaluate_volumes(o);
+  o.on_progress = {};
   if (!rank0) return 0;
   const std::string text = write_evaluation_files(report, o, out);
   EventWriter events(EventWriterOptions{.path = fs::path(out) / "events.jsonl", .rank = 0, .echo_stdout = false});

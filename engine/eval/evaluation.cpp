@@ -38,7 +38,12 @@ at::Tensor to_grid(const at::Tensor& t, const std::array<std::int64_t, 3>& grid)
   return at::upsample_trilinear3d(t, {grid[0], grid[1], grid[2]}, /*align_corners=*/false);
 }
 
-LoadedSet load_set(const std::vector<std::string>& paths, const EvaluationOptions& o, std::array<std::int64_t, 3>& grid) {
+void report_progress(const EvaluationOptions& o, std::string_view phase, std::int64_t done, std::int64_t total) {
+  if (o.on_progress) o.on_progress(phase, done, total);
+}
+
+LoadedSet load_set(const std::vector<std::string>& paths, const EvaluationOptions& o, std::array<std::int64_t, 3>& grid,
+                   std::string_view phase) {
   LoadedSet set;
   for (const auto& path : paths) {
     const Volume volume = read_volume(path);
@@ -54,6 +59,7 @@ LoadedSet load_set(const std::vector<std::string>& paths, const EvaluationOption
     const at::Tensor scaled = ((hu - o.window[0]) / (o.window[1] - o.window[0])).clamp(0.0, 1.0);
     set.scaled.push_back(to_grid(scaled, grid));
     set.names.push_back(path);
+    report_progress(o, phase, static_cast<std::int64_t>(set.names.size()), static_cast<std::int64_t>(paths.size()));
   }
   return set;
 }
@@ -203,8 +209,12 @@ EvaluationReport evaluate_volumes(const EvaluationOptions& o) {
   EvaluationReport r;
   r.grid = o.grid;
   const ParallelMap map(o.dist);
-  const LoadedSet gen = load_set(o.generated, o, r.grid);
-  const LoadedSet ref = load_set(o.reference, o, r.grid);
+  const LoadedSet gen = load_set(o.generated, o, r.grid, "reading generated volumes");
+  const LoadedSet ref = load_set(o.reference, o, r.grid, "reading reference volumes");
+  // The metric groups: MS-SSIM, MMD, the memorization audit, FID.
+  const std::int64_t groups = 2 + (o.training.empty() ? 0 : 1) + (o.feature_network.empty() ? 0 : 1);
+  std::int64_t groups_done = 0;
+  const auto group_done = [&] { report_progress(o, "metrics", ++groups_done, groups); };
   r.generated = gen.scaled.size();
   r.reference = ref.scaled.size();
 
@@ -247,15 +257,17 @@ EvaluationReport evaluate_volumes(const EvaluationOptions& o) {
     r.rows.push_back({"ms_ssim_diversity", k_nan, ms_problem});
     r.rows.push_back({"ms_ssim_fidelity", k_nan, ms_problem});
   }
+  group_done();
 
   if (gen.scaled.size() >= 2 && ref.scaled.size() >= 2)
     r.rows.push_back({"mmd", linear_mmd(at::cat(ref.scaled, 0), at::cat(gen.scaled, 0)), "MONAI's MMDMetric (linear kernel), volumes in [0, 1]"});
   else
     r.rows.push_back({"mmd", k_nan, "needs at least 2 generated and 2 reference volumes"});
+  group_done();
 
   if (!o.training.empty()) {
     std::array<std::int64_t, 3> grid = r.grid;
-    const LoadedSet train = load_set(o.training, o, grid);
+    const LoadedSet train = load_set(o.training, o, grid, "reading training volumes");
     if (!ms_problem.empty()) throw UsageError("memorization audit: " + ms_problem);
     MemorizationOptions mo;
     mo.threshold = o.memorization_threshold;
@@ -274,6 +286,7 @@ EvaluationReport evaluate_volumes(const EvaluationOptions& o) {
                       std::string("generated volumes closer to a training case than ") + threshold +
                           " x the training set's own median nearest-neighbour distance" + (o.encoder ? " (MS-SSIM or latent)" : " (MS-SSIM)")});
     r.rows.push_back({"memorization_min_ratio", lowest, "the closest generated volume's ratio (1: as close as two training cases)"});
+    group_done();
   }
 
   if (!o.feature_network.empty()) {
@@ -282,6 +295,7 @@ EvaluationReport evaluate_volumes(const EvaluationOptions& o) {
     } else {
       add_fid_rows(r, gen, ref, o, map);
     }
+    group_done();
   } else {
     r.rows.push_back({"fid", k_nan, "no --features network given (nothing is downloaded)"});
   }

@@ -8,7 +8,9 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "eval/intensity_checks.hpp"
@@ -41,6 +43,9 @@ struct EvaluationOptions {
   // With a process group, the pairwise MS-SSIM, the audit's distances and the
   // feature rows are spread over its ranks (every rank gets the whole report).
   DistContext* dist = nullptr;
+  // Called as the work moves: each volume read, then each metric group done
+  // ("reading generated volumes" 3 of 8, "metrics" 2 of 5). May be empty.
+  std::function<void(std::string_view phase, std::int64_t done, std::int64_t total)> on_progress;
   void validate() const;                             // UsageError naming the option
 };
 

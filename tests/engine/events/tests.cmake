@@ -6,6 +6,7 @@ medsynth_add_test(NAME events_test
     ${CMAKE_CURRENT_LIST_DIR}/event_writer_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/event_schema_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/progress_bar_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/progress_lines_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/run_logger_test.cpp
     ${PROJECT_SOURCE_DIR}/tests/support/tensorboard_reader.cpp
   LIBS medsynth_engine nlohmann_json::nlohmann_json

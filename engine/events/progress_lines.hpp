@@ -1,0 +1,46 @@
+// Progress of a long command that is not training (evaluate, encode,
+// import-maisi, export-dicom), as plain lines on stderr: the first and the
+// last step of each phase and at most one line every `every_s` seconds in
+// between, so a terminal, a pipe and a SLURM log alike show that it moves
+// (issue 38: these commands printed only at the end; at MAISI size that is
+// hours, and a hang looked like progress). Training has its bar and events.
+// Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace medsynth {
+
+struct ProgressLinesOptions {
+  std::string prefix;           // "evaluate": each line starts "evaluate: "
+  std::ostream* out = nullptr;  // null: std::cerr
+  double every_s = 10.0;        // between the first and the last step of a phase
+  // Injected clock for tests; defaults to steady_clock::now.
+  std::function<std::chrono::steady_clock::time_point()> clock{};
+};
+
+class ProgressLines {
+ public:
+  explicit ProgressLines(ProgressLinesOptions options);
+
+  // `done` of `total` in `phase` ("reading generated volumes"): a line
+  // "PREFIX: PHASE DONE/TOTAL" when it is the phase's first report, its last
+  // step, or every_s after the previous line.
+  void report(std::string_view phase, std::int64_t done, std::int64_t total);
+
+ private:
+  std::chrono::steady_clock::time_point now() const;
+
+  ProgressLinesOptions options_;
+  std::mutex mutex_;
+  std::string phase_;
+  std::chrono::steady_clock::time_point last_line_{};
+};
+
+}  // namespace medsynth
