@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "diffusion/encode_stage.hpp"
 #include "diffusion/generate_stage.hpp"
+#include "events/progress_lines.hpp"
 #include "run/run_directory.hpp"
 #include "state/device_choice.hpp"
 
@@ -53,6 +54,11 @@ Action add_encode_verb(CLI::App& app) {
     if (args->sample) job.ldm.encode_sample = true;
     auto dist = process_group_from_environment(job);
     EncodeOptions o{require_file(args->autoencoder, "--autoencoder"), args->output, dist.get(), nullptr};
+    // A line as this process's images are encoded (at MAISI size, minutes each).
+    ProgressLines progress({.prefix = "encode"});
+    o.on_progress = [&progress](std::int64_t done, std::int64_t total) {
+      progress.report("images of this process", done, total);
+    };
     const auto summary = encode_dataset(job, o);
     if (!dist || dist->rank() == 0)
       std::cout << "latents in " << args->output << " (" << summary.written << " written, " << summary.skipped

@@ -2,8 +2,11 @@
 
 #include <ATen/ATen.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
+#include <memory>
+#include <vector>
 
 #include "data/volume_dataset.hpp"
 #include "data/volume_tensor.hpp"
@@ -26,13 +29,25 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
     AutoencoderKL ae = load_autoencoder(job, o.autoencoder_checkpoint, device);
     at::NoGradGuard no_grad;
     std::size_t position = 0;  // over train then val, so the split among ranks covers both
-    for (const std::string split : {"train", "val"}) {
-      VolumeDataset data(job.data, split, job.training.base_seed);
+    const std::array<std::string, 2> splits{"train", "val"};
+    std::vector<std::unique_ptr<VolumeDataset>> sets;
+    for (const std::string& split : splits)
+      sets.push_back(std::make_unique<VolumeDataset>(job.data, split, job.training.base_seed));
+    const std::size_t all = sets[0]->size() + sets[1]->size();
+    const auto mine =
+        static_cast<std::int64_t>((all + static_cast<std::size_t>(world - 1 - rank)) / static_cast<std::size_t>(world));
+    const auto progress = [&] {
+      if (o.on_progress) o.on_progress(summary.written + summary.skipped, mine);
+    };
+    for (std::size_t s = 0; s < splits.size(); ++s) {
+      const std::string& split = splits[s];
+      VolumeDataset& data = *sets[s];
       for (std::size_t i = 0; i < data.size(); ++i, ++position) {
         if (static_cast<int>(position % static_cast<std::size_t>(world)) != rank) continue;
         const std::string id = split + "-" + data.id(i);
         if (fs::exists(latent_path(o.embedding_dir, id))) {
           ++summary.skipped;
+          progress();
           continue;
         }
         const Volume& image = data.get(i);
@@ -56,6 +71,7 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
         r.latent = z.squeeze(0).to(at::kCPU, at::kFloat);
         write_latent(o.embedding_dir, r);
         ++summary.written;
+        progress();
         if (o.logger) o.logger->info("encoded " + id + " -> latent " + std::to_string(r.latent.size(0)) + "x" + std::to_string(r.latent.size(1)) + "x" +
                                      std::to_string(r.latent.size(2)) + "x" + std::to_string(r.latent.size(3)));
       }

@@ -6,6 +6,8 @@
 // all latents, as MAISI does from its first batch) unless the job sets one.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 
 #include "config/job_spec.hpp"
@@ -20,6 +22,8 @@ struct EncodeOptions {
   std::string embedding_dir;
   DistContext* dist = nullptr;  // null: one process
   RunLogger* logger = nullptr;  // progress lines (may be null)
+  // After each image of this rank (encoded or already present): done of total.
+  std::function<void(std::int64_t done, std::int64_t total)> on_progress{};
 };
 
 struct EncodeSummary {

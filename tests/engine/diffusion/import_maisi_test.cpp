@@ -401,3 +401,28 @@ TEST(ImportMaisi, GenerateJsonReportsEachImageOnTheRunsEventStream) {
 
 }  // namespace
 }  // namespace medsynth
+
+namespace medsynth {
+namespace {
+
+// Issue 38: encode says how far it is on stderr, not only at the end (the
+// imported run's autoencoder on a few phantoms).
+TEST(ImportMaisi, EncodeReportsItsProgressOnStderr) {
+  test::TempDir dir("import-maisi-encode");
+  MaisiImportOptions o;
+  o.folder = (k_data / "maisi_folder").string();
+  o.out = (dir / "run").string();
+  import_maisi(o);
+  const auto r =
+      test::run_process({test::engine_binary(), "encode", (dir / "run" / "job.yaml").string(), "--autoencoder",
+                         (dir / "run" / "autoencoder" / "checkpoints" / "last.safetensors").string(), "--output",
+                         (dir / "emb").string(), "data.num_train=3", "data.num_val=1", "data.phantom_size=[32,32,32]"},
+                        dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("encode: images of this process 1/4\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("encode: images of this process 4/4\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("4 written"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace medsynth
