@@ -338,7 +338,8 @@ std::vector<JobFieldRow> table() {
       {.path = "output.tensorboard", .label = "TensorBoard files",
        .help = "Also write every metric to tb/ for TensorBoard."},
       {.path = "output.save_reconstructions", .label = "Reconstructions saved",
-       .help = "Validation reconstructions written as .nii.gz at the end.", .range = at_least(0)},
+       .help = "Validation reconstructions written as .nii.gz at the end (CT in HU, through data.ct_window).",
+       .range = at_least(0)},
       {.path = "output.log_every_steps", .label = "Log every (steps)",
        .help = "Progress and metric events every this many steps.", .range = at_least(1), .advanced = true},
       // scheduler

@@ -2,6 +2,7 @@
 // share of the held-out volumes; the means are combined weighted by count, so
 // the result equals a one-process validation. Rank 0 writes the task's files.
 #include <chrono>
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -42,6 +43,18 @@ std::map<std::string, double> reduce_metrics(DistContext& dist, int step, const 
   return out;
 }
 
+// A CT reconstruction is written in HU, mapped back through the job's window
+// (the model saw [0, 1]; clipped to it first, as generate does): issue 38, the
+// quick start's reconstructions read [0, 0.92], and Slicer showed them as air.
+// MRI keeps the model's scale: its normalisation has no physical unit.
+Volume in_physical_units(const Volume& model_units, const JobSpec& job) {
+  if (job.data.modality != Modality::ct) return model_units;
+  Volume v = model_units;
+  const double lo = job.data.ct_window[0], hi = job.data.ct_window[1];
+  for (float& x : v.voxels) x = static_cast<float>(std::clamp(static_cast<double>(x), 0.0, 1.0) * (hi - lo) + lo);
+  return v;
+}
+
 void write_validation_files(TrainingSession& s, const ValidationResult& r, bool write_outputs) {
   for (const auto& [name, text] : r.files) {
     const std::string path = s.options.run.output_dir() + "/" + name;
@@ -55,7 +68,7 @@ void write_validation_files(TrainingSession& s, const ValidationResult& r, bool 
   if (!write_outputs) return;
   for (const auto& [stem, volume] : r.outputs) {
     const std::string path = s.options.run.output_dir() + "/" + stem + ".nii.gz";
-    write_volume(volume, path);
+    write_volume(in_physical_units(volume, s.job), path);
     if (s.events) s.events->artifact(path, "reconstruction", s.progress.step);
   }
 }

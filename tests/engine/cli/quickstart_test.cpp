@@ -11,6 +11,7 @@
 // ~12.7 min on the AVX2-only path (2 threads).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -55,5 +56,12 @@ TEST(QuickStart, TrainsTheAutoencoderToTheAdvertisedQuality) {
     Volume v = read_volume(path);  // through ITK, after the header guard
     EXPECT_EQ(v.size[0], 64u);
     EXPECT_DOUBLE_EQ(v.spacing[0], 5.0);
+    // In HU (issue 38): within the job's window [-1000, 1000] (so within
+    // CT's [-1024, 3071]), and the phantom's air reads near -1000.
+    std::vector<float> sorted = v.voxels;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_GE(sorted.front(), -1000.0f) << path;
+    EXPECT_LE(sorted.back(), 1000.0f) << path;
+    EXPECT_LT(sorted[sorted.size() / 20], -900.0f) << path << ": the 5th percentile (air) is not near -1000 HU";
   }
 }

@@ -14,6 +14,7 @@
 
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
+#include "volume/volume_io.hpp"
 
 namespace fs = std::filesystem;
 using namespace medsynth;
@@ -75,7 +76,17 @@ TEST(VqganTiny, TwoProcessesEndWithTopThreeCheckpointsNamedByPsnr) {
 
   // A stitched whole-volume reconstruction was written (save_reconstructions: 1).
   bool reconstruction = false;
-  for (const auto& entry : fs::directory_iterator(run / "output")) reconstruction |= entry.path().filename().string().rfind("reconstruction-", 0) == 0;
+  for (const auto& entry : fs::directory_iterator(run / "output")) {
+    if (entry.path().filename().string().rfind("reconstruction-", 0) != 0) continue;
+    reconstruction = true;
+    // In HU (issue 38: they were written in the model's [0, 1]): within the
+    // job's window, and the phantom's air near -1000.
+    std::vector<float> v = read_volume(entry.path().string()).voxels;
+    std::sort(v.begin(), v.end());
+    EXPECT_GE(v.front(), -1000.0f);
+    EXPECT_LE(v.back(), 1000.0f);
+    EXPECT_LT(v[v.size() / 20], -800.0f) << "the 5th percentile (air) is not near -1000 HU";
+  }
   EXPECT_TRUE(reconstruction);
 }
 
