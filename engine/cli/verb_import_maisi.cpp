@@ -25,6 +25,7 @@ Action add_import_maisi_verb(CLI::App& app) {
   return [o] {
     const MaisiImportResult r = import_maisi(*o);
     std::cout << r.run_dir << "\n";
+    for (const auto& note : r.notes) std::cerr << "import-maisi: note: " << note << "\n";
     std::cerr << "import-maisi: read " << r.sources.size() << " checkpoints (scale_factor " << r.scale_factor
               << (r.controlnet ? ", with ControlNet" : "") << "); sample with: medsynth-engine generate " << r.run_dir << "\n";
     return 0;

@@ -18,4 +18,20 @@ inline const std::vector<std::string>& maisi_model_names() {
 
 inline const std::string& default_maisi_model() { return maisi_model_names().front(); }
 
+// The MAISI UNet's class label (`class_labels`, generate.modality) as
+// NV-Generate-CTMR numbers it (configs/modality_mapping.json): 1-7 are CT,
+// 8 and above MR. The output's intensity range follows it (CT: HU in
+// [-1000, 1000]; MR: [0, 1000] with no upper clip).
+inline constexpr int k_maisi_modality_ct = 1;
+inline constexpr int k_maisi_modality_mri_t1 = 9;
+inline constexpr bool is_maisi_mr_modality(int code) { return code >= 8; }
+
+inline bool is_maisi_mr_model(const std::string& model) { return model.rfind("rflow-mr", 0) == 0; }
+
+// The class label a model generates with when nothing names one: NV-Generate's
+// config_maisi_diff_model_<model>.json (rflow-mr: 9, mri_t1).
+inline int default_maisi_modality(const std::string& model) {
+  return is_maisi_mr_model(model) ? k_maisi_modality_mri_t1 : k_maisi_modality_ct;
+}
+
 }  // namespace medsynth

@@ -10,6 +10,7 @@
 #include "config/job_enums.hpp"
 #include "data/volume_tensor.hpp"
 #include "config/job_loader.hpp"
+#include "config/maisi_models.hpp"
 #include "diffusion/controlnet_guidance.hpp"
 #include "schedulers/diffusion_scheduler.hpp"
 #include "diffusion/generation_provenance.hpp"
@@ -63,8 +64,6 @@ JobSpec job_for_label(const JobSpec& job, const std::string& label_path) {
   return out;
 }
 
-namespace {
-
 // [1, 1, D, H, W] = z, y, x whatever the networks' axis order.
 Volume to_output_volume(const at::Tensor& network_image, const JobSpec& job) {
   const auto& g = job.generate;
@@ -75,12 +74,14 @@ Volume to_output_volume(const at::Tensor& network_image, const JobSpec& job) {
   // RAS: x toward the patient's right-to-left flipped, as RAS-oriented NIfTI
   // viewers expect; ITK stores LPS, so RAS axes are (-1, -1, +1) in LPS.
   if (g.orientation == "RAS") geometry.direction = {-1, 0, 0, 0, -1, 0, 0, 0, 1};
+  // NV-Generate's MR range for MAISI networks: [0, 1] -> [0, 1000], clipped
+  // below only (scripts/diff_model_infer.py); other MRI models keep [0, 1].
+  if (job.data.modality == Modality::mri && job.model.autoencoder.maisi && is_maisi_mr_modality(g.modality))
+    return tensor_to_volume((image.clamp_min(0.0) * 1000.0).to(at::kCPU, at::kFloat), geometry);
   auto v = image.clamp(0.0, 1.0);
   if (job.data.modality == Modality::ct) v = v * (job.data.ct_window[1] - job.data.ct_window[0]) + job.data.ct_window[0];
   return tensor_to_volume(v.to(at::kCPU, at::kFloat), geometry);
 }
-
-}  // namespace
 
 UnetEmbeddingInputs generation_inputs(const JobSpec& job, const c10::Device& device) {
   const auto& u = job.model.diffusion_unet;

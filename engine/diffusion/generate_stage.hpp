@@ -17,6 +17,7 @@
 #include <c10/core/Device.h>
 
 #include "config/job_spec.hpp"
+#include "volume/volume.hpp"
 #include "models/unet_conditioning.hpp"
 
 namespace medsynth {
@@ -59,6 +60,12 @@ std::string generated_image_name(std::int64_t base_seed, int image, int world, b
 // The label file written beside a paired image (..._image.nii.gz -> ..._label.nii.gz).
 std::string paired_label_path(const std::string& image_path);
 // The images of every rank (deterministic), in image order.
+// The decoder's [B, 1, ...] image as the file's volume: its grid
+// (generate.spacing, orientation, tensor_axes) and its units: CT in HU
+// through data.ct_window; a MAISI MR class label in NV-Generate's MR range
+// ([0, 1] -> [0, 1000], clipped below only); other MRI in [0, 1].
+Volume to_output_volume(const at::Tensor& network_image, const JobSpec& job);
+
 std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string& output_dir, int world, bool paired = false);
 
 // The reverse process from pure noise for one latent of `shape`; all its

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "config/job_loader.hpp"
+#include "config/maisi_models.hpp"
 #include "config/maisi_network_config.hpp"
 #include "core/error.hpp"
 #include "models/controlnet_maisi.hpp"
@@ -114,11 +115,12 @@ void write_imported_run(const fs::path& tmp, const JobSpec& job, const MaisiNetw
                         const WeightFiles& files, const std::string& network, AutoencoderKLImpl& autoencoder,
                         DiffusionModelUNetImpl& unet, MaisiImportResult& result);
 
-JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& config) {
+JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& config, std::vector<std::string>& notes) {
   JobSpec job;
   job.name = "maisi-" + o.model;
   job.task = "ldm";
-  job.data.modality = o.model == "rflow-mr" ? Modality::mri : Modality::ct;
+  job.data.modality = is_maisi_mr_model(o.model) ? Modality::mri : Modality::ct;
+  job.generate.modality = default_maisi_modality(o.model);
   job.data.ct_window = {-1000.0, 1000.0};  // MAISI's intensity range for CT
   job.model.tensor_axes = "xyz";
   job.model.autoencoder = config.autoencoder;
@@ -131,6 +133,17 @@ JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& conf
   if (config.include_body_region) job.generate.top_region_index = job.generate.bottom_region_index = {0, 1, 0, 0};  // chest
   const std::string infer = o.infer_config.empty() ? (fs::path(o.folder) / "configs" / "config_infer.json").string() : o.infer_config;
   if (!o.infer_config.empty() || fs::is_regular_file(infer)) apply_infer_config(infer, job);
+  // NV-Generate's config_infer.json says modality 1 (CT) for every model; an
+  // MR model given a CT class label made CT-like images in [0, 1] (issue 34:
+  // `--model rflow-mr` silently took CT). The MR default is NV-Generate's own
+  // for the model, and the user is told.
+  if (is_maisi_mr_model(o.model) && !is_maisi_mr_modality(job.generate.modality)) {
+    notes.push_back(
+        infer + " says modality " + std::to_string(job.generate.modality) + " (CT); " + o.model +
+        " generates MR: using " + std::to_string(default_maisi_modality(o.model)) +
+        " (mri_t1, NV-Generate's default for it); another MR contrast: generate.modality=N (docs/maisi.md)");
+    job.generate.modality = default_maisi_modality(o.model);
+  }
   return job;
 }
 
@@ -155,7 +168,8 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
                                  (o.model == "ddpm-ct" ? "config_network_ddpm.json" : "config_network_rflow.json")).string();
   const MaisiNetworkConfig config = read_maisi_network_config(network);
   const WeightFiles files = weight_files(o);
-  JobSpec job = imported_job(o, config);
+  std::vector<std::string> notes;
+  JobSpec job = imported_job(o, config, notes);
   if (auto errors = validate_job(job); !errors.empty()) throw ConfigError(std::move(errors), network);
 
   // Sized from the config before anything is allocated (a stranger's config
@@ -178,6 +192,7 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
   MaisiImportResult result;
   result.scale_factor = scale->second;
   result.sources = {files.autoencoder, files.diffusion};
+  result.notes = notes;
   // Written under a temporary name and renamed: a failed import leaves no half run.
   const fs::path final_dir = fs::absolute(o.out);
   const fs::path tmp = final_dir.parent_path() / ("." + final_dir.filename().string() + ".importing");

@@ -38,6 +38,7 @@ struct MaisiImportResult {
   double scale_factor = 0;
   bool controlnet = false;
   std::vector<std::string> sources;  // the .pt files read
+  std::vector<std::string> notes;    // choices the user should know of (printed by the CLI)
 };
 
 MaisiImportResult import_maisi(const MaisiImportOptions& options);

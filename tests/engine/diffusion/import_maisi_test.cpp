@@ -21,6 +21,7 @@
 
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
+#include "diffusion/generate_stage.hpp"
 #include "diffusion/maisi_import.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
@@ -422,6 +423,61 @@ TEST(ImportMaisi, EncodeReportsItsProgressOnStderr) {
   EXPECT_NE(r.err.find("encode: images of this process 1/4\n"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("encode: images of this process 4/4\n"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("4 written"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace medsynth
+
+namespace medsynth {
+namespace {
+
+// Issue 34: `--model rflow-mr` took config_infer.json's modality 1 (CT) and
+// wrote [0, 1]. Now the MR model gets an MR class label (NV-Generate's default,
+// 9: mri_t1) with a note. The miniature UNet has 8 classes, so the label is
+// then refused by name: on the old code this import succeeded with label 1.
+// (NV-Generate's rflow-mr UNet has 128.) environment_rflow-mr.json names the
+// miniature networks, which stand in for the MR ones.
+TEST(ImportMaisi, TheMrModelIsGivenAnMrClassLabelNotCts) {
+  test::TempDir dir("import-maisi-mr");
+  const fs::path folder = copy_folder(dir);
+  write_text(
+      folder / "configs" / "environment_rflow-mr.json",
+      R"({"trained_autoencoder_path": "models/autoencoder_v1.pt", "trained_diffusion_path": "models/diff_unet_3d_rflow-ct.pt",
+                 "trained_controlnet_path": null})");
+  MaisiImportOptions o = import_into(folder, dir);
+  o.model = "rflow-mr";
+  try {
+    import_maisi(o);
+    ADD_FAILURE() << "an MR model was imported with a CT class label";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("generate.modality: must be in [0, 7] (got 9)"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(o.out));
+  // The CT model is unchanged: class label 1 from config_infer.json.
+  MaisiImportOptions ct = import_into(k_data / "maisi_folder", dir);
+  import_maisi(ct);
+  EXPECT_EQ(load_job_file((dir / "run" / "job.yaml").string()).generate.modality, 1);
+}
+
+// The file's units (to_output_volume): a MAISI MR class label writes
+// NV-Generate's MR range, [0, 1] -> [0, 1000] clipped below only; CT writes
+// HU through the window, clipped to it; other MRI keeps [0, 1].
+TEST(ImportMaisi, OutputVolumesAreInTheirModalitysUnits) {
+  JobSpec job;
+  job.model.autoencoder.maisi = true;
+  job.generate.spacing = {1.0, 1.0, 1.0};
+  const at::Tensor decoded = at::tensor({-0.1f, 0.0f, 0.5f, 1.25f}).view({1, 1, 1, 1, 4});
+  auto values = [&] { return to_output_volume(decoded, job).voxels; };
+  job.data.modality = Modality::mri;
+  job.generate.modality = 9;
+  EXPECT_EQ(values(), (std::vector<float>{0.0f, 0.0f, 500.0f, 1250.0f}));
+  job.data.modality = Modality::ct;
+  job.generate.modality = 1;
+  EXPECT_EQ(values(), (std::vector<float>{-1000.0f, -1000.0f, 0.0f, 1000.0f}));
+  job.data.modality = Modality::mri;
+  job.model.autoencoder.maisi = false;
+  EXPECT_EQ(values(), (std::vector<float>{0.0f, 0.0f, 0.5f, 1.0f}));
 }
 
 }  // namespace
