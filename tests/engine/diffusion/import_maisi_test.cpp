@@ -350,10 +350,7 @@ std::vector<nlohmann::json> json_lines(const std::string& text) {
 // through launch: the launcher relays rank 0's stream.
 TEST(ImportMaisi, GenerateJsonReportsEachImageOnTheRunsEventStream) {
   test::TempDir dir("import-maisi-json");
-  MaisiImportOptions o;
-  o.folder = (k_data / "maisi_folder").string();
-  o.out = (dir / "run").string();
-  import_maisi(o);
+  import_maisi(import_into(k_data / "maisi_folder", dir));
   const auto r = test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "generate",
                                     (dir / "run").string(), "--base-seed", "7", "--num-images", "4", "--json"},
                                    dir.path().string());
@@ -410,10 +407,7 @@ namespace {
 // imported run's autoencoder on a few phantoms).
 TEST(ImportMaisi, EncodeReportsItsProgressOnStderr) {
   test::TempDir dir("import-maisi-encode");
-  MaisiImportOptions o;
-  o.folder = (k_data / "maisi_folder").string();
-  o.out = (dir / "run").string();
-  import_maisi(o);
+  import_maisi(import_into(k_data / "maisi_folder", dir));
   const auto r =
       test::run_process({test::engine_binary(), "encode", (dir / "run" / "job.yaml").string(), "--autoencoder",
                          (dir / "run" / "autoencoder" / "checkpoints" / "last.safetensors").string(), "--output",
