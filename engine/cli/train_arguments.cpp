@@ -10,6 +10,7 @@
 #include "cli/job_arguments.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
+#include "diffusion/ldm_pipeline.hpp"
 #include "run/run_directory.hpp"
 
 namespace fs = std::filesystem;
@@ -40,7 +41,11 @@ std::string newest_resumable_run(const std::string& runs_dir, const std::string&
 }  // namespace
 
 void add_train_options(CLI::App& cmd, TrainArguments& a) {
-  cmd.add_option("job", a.job_file, "Job file (.yaml or .json)")->required()->check(CLI::ExistingFile);
+  cmd.add_option(
+         "job", a.job_file,
+         "Job file (.yaml or .json), or an ldm run directory (import-maisi's) whose networks a new run starts from")
+      ->required()
+      ->check(CLI::ExistingPath);
   cmd.add_option("overrides", a.overrides, "Hydra-style overrides: training.lr=3e-4 data.patch_size=[32,32,32]");
   cmd.add_option("--data", a.data, "Train on real volumes: a folder of .nii/.nii.gz/.nrrd/.nhdr/.mha/.mhd files (or DICOM series) or a CSV manifest");
   cmd.add_option("--resume", a.resume, "Continue a run directory (from its last checkpoint) or start from a checkpoint file; 'auto' = newest run of this job");
@@ -57,7 +62,15 @@ void add_train_options(CLI::App& cmd, TrainArguments& a) {
 }
 
 JobSpec load_train_job(const TrainArguments& a) {
-  JobSpec job = load_job(a.job_file, a.data, a.overrides);
+  JobSpec job;
+  if (fs::is_directory(a.job_file)) {
+    // A run's networks as the start of a new run (import-maisi's: fine-tuning).
+    std::vector<std::string> overrides = overrides_starting_from_run(a.job_file);
+    overrides.insert(overrides.end(), a.overrides.begin(), a.overrides.end());
+    job = load_job(RunDirectory{a.job_file}.job_file(), a.data, overrides);
+  } else {
+    job = load_job(a.job_file, a.data, a.overrides);
+  }
   if (!a.runs_dir.empty()) job.output.runs_dir = a.runs_dir;
   return job;
 }

@@ -78,6 +78,12 @@ std::vector<JobFieldRow> table() {
       {.path = "data.target_spacing", .label = "Resample to spacing", .unit = "mm",
        .help = "Resample every volume to this spacing; empty keeps the native spacing.",
        .range = above(0), .advanced = true},
+      {.path = "data.orientation", .label = "Reorient to",
+       .help = "Reorder and flip voxel axes to these directions (MONAI Orientationd; MAISI: RAS); empty keeps the "
+               "file's order.", .choices = {"", "RAS", "LPS"}, .advanced = true},
+      {.path = "data.size_multiple", .label = "Resize to a multiple of", .unit = "voxels",
+       .help = "Resize each axis to the nearest multiple of this (at least one), trilinear, as NV-Generate prepares "
+               "MAISI training data (128); 0 = keep the size.", .range = at_least(0), .advanced = true},
       {.path = "data.patch_size", .label = "Patch size", .unit = "voxels",
        .help = "Random training patch; each axis >= 4 and divisible by 2^(levels-1) (MAISI trains on 64^3).",
        .range = at_least(4)},
@@ -111,7 +117,7 @@ std::vector<JobFieldRow> table() {
       // model
       {.path = "model.tensor_axes", .label = "Network axis order",
        .help = "zyx: medsynth's volumes; xyz: MONAI's arrays, as NVIDIA's MAISI weights expect (set by import-maisi; "
-               "generate only).", .choices = {"zyx", "xyz"}, .advanced = true},
+               "trains with a given autoencoder).", .choices = {"zyx", "xyz"}, .advanced = true},
       // model.autoencoder
       {.path = "model.autoencoder.spatial_dims", .label = "Spatial dimensions",
        .help = "Must be 3.", .advanced = true},
@@ -381,6 +387,9 @@ std::vector<JobFieldRow> table() {
       // ldm
       {.path = "ldm.autoencoder_checkpoint", .label = "Autoencoder checkpoint", .group = "Latent diffusion",
        .help = "Use this trained autoencoder; empty: train one as the pipeline's first stage."},
+      {.path = "ldm.diffusion_init", .label = "Start UNet from", .group = "Latent diffusion",
+       .help = "Fine-tune: the diffusion UNet starts from this checkpoint's weights (e.g. an import-maisi run's "
+               "diffusion/checkpoints/last.safetensors); empty: from scratch."},
       {.path = "ldm.autoencoder_steps", .label = "Autoencoder steps", .group = "Latent diffusion",
        .help = "Optimizer steps of the autoencoder stage (the diffusion stage uses training.max_steps).",
        .range = at_least(1)},
@@ -422,6 +431,9 @@ std::vector<JobFieldRow> table() {
                "(RUN/evaluation)."},
       {.path = "generate.modality", .label = "Modality class", .group = "Latent diffusion",
        .help = "Class label for a UNet with a class embedding (MAISI: 1 = CT).", .advanced = true},
+      {.path = "generate.guidance_scale", .label = "Guidance scale", .group = "Latent diffusion",
+       .help = "Classifier-free guidance toward the modality: uncond + scale x (cond - uncond) at every step "
+               "(NV-Generate: 15 for rflow-mr, 2 for rflow-mr-brain); 0 = off.", .range = at_least(0), .advanced = true},
       {.path = "generate.top_region_index", .label = "Top body region", .group = "Latent diffusion",
        .help = "4 values, one-hot: head, chest, abdomen, lower body of the top slice (MAISI ddpm-ct).",
        .advanced = true},

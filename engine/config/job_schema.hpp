@@ -88,6 +88,8 @@ void visit_job(Job& job, Visitor& v) {
     v.field("ct_window", d.ct_window);
     v.field("mri_percentiles", d.mri_percentiles);
     v.field("target_spacing", d.target_spacing);
+    v.field("orientation", d.orientation);
+    v.field("size_multiple", d.size_multiple);
     v.field("patch_size", d.patch_size);
     v.field("patch_stride", d.patch_stride);
     v.field("patch_min_foreground", d.patch_min_foreground);
@@ -214,6 +216,7 @@ void visit_job(Job& job, Visitor& v) {
   v.section("ldm", [&] {
     auto& l = job.ldm;
     v.field("autoencoder_checkpoint", l.autoencoder_checkpoint);
+    v.field("diffusion_init", l.diffusion_init);
     v.field("autoencoder_steps", l.autoencoder_steps);
     v.field("embedding_dir", l.embedding_dir);
     v.field("scale_factor", l.scale_factor);
@@ -232,6 +235,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("decode_blend", g.decode_blend);
     v.field("evaluate", g.evaluate);
     v.field("modality", g.modality);
+    v.field("guidance_scale", g.guidance_scale);
     v.field("top_region_index", g.top_region_index);
     v.field("bottom_region_index", g.bottom_region_index);
   });

@@ -43,6 +43,12 @@ struct DataSpec {
   std::array<double, 2> ct_window{-1000.0, 1000.0};
   std::array<double, 2> mri_percentiles{0.5, 99.5};
   std::optional<std::array<double, 3>> target_spacing;   // resample to this spacing (mm) if set
+  // NV-Generate's preprocessing for MAISI networks (set by import-maisi):
+  // voxel axes reoriented to these anatomical directions (MONAI Orientationd;
+  // "": as stored), and each axis resized (trilinear) to the nearest multiple
+  // of size_multiple voxels, at least one (NV-Generate: 128; 0: off).
+  std::string orientation;
+  int size_multiple = 0;
   std::array<int, 3> patch_size{32, 32, 32};             // random training patch (x, y, z)
   // task vqgan: patches on a grid (seed 002: 128^3, stride 128) instead of at
   // random. Stride 0 on an axis: the patch size there (no overlap).
@@ -184,6 +190,7 @@ struct DistributedSpec {
 // (docs/latent-diffusion.md). Each stage is skipped when its output exists.
 struct LdmSpec {
   std::string autoencoder_checkpoint;  // "": train the autoencoder as stage 1; else use this checkpoint
+  std::string diffusion_init;  // "": the UNet starts from scratch; else from this checkpoint's weights (fine-tuning)
   int autoencoder_steps = 200;         // stage 1 optimizer steps (training.* settings otherwise)
   std::string embedding_dir;           // "": the run's embedding/; else read (or write) latents here
   double scale_factor = 0.0;           // latent scale; 0: 1/std of the encoded latents (MAISI)
@@ -207,6 +214,9 @@ struct GenerateSpec {
   // The UNet's conditioning inputs, each used when the UNet has that input
   // (model.diffusion_unet.num_class_embeds, include_*_region_index_input).
   int modality = 1;                           // class label (MAISI: 1 = CT)
+  // Classifier-free guidance (NV-Generate's cfg_guidance_scale): each step
+  // takes uncond + scale x (cond - uncond), uncond with class label 0; 0: off.
+  double guidance_scale = 0.0;
   std::vector<int> top_region_index;          // 4 values: one-hot body region of the top slice (MAISI ddpm-ct)
   std::vector<int> bottom_region_index;       // 4 values: of the bottom slice
 

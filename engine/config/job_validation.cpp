@@ -115,6 +115,9 @@ void check_latent_diffusion(const JobSpec& job, Checks& c, std::vector<FieldErro
   const auto& g = job.generate;
   const auto& u = job.model.diffusion_unet;
   if (u.num_class_embeds > 0) c.within("generate.modality", g.modality, 0, u.num_class_embeds - 1);
+  if (g.guidance_scale > 0 && u.num_class_embeds <= 0)
+    c.fail("generate.guidance_scale",
+           "guides toward the class label; this UNet has none (model.diffusion_unet.num_class_embeds is 0)");
   auto check_region = [&](const char* field, const std::vector<int>& region, bool needed) {
     if (needed && region.size() != 4)
       c.fail(field, "the UNet takes a body region: give 4 values, one-hot head, chest, abdomen, lower body (got " +

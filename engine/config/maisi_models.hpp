@@ -12,7 +12,7 @@ namespace medsynth {
 
 // In the order a user is offered them; the first is the default.
 inline const std::vector<std::string>& maisi_model_names() {
-  static const std::vector<std::string> names{"rflow-ct", "ddpm-ct", "rflow-mr"};
+  static const std::vector<std::string> names{"rflow-ct", "ddpm-ct", "rflow-mr", "rflow-mr-brain"};
   return names;
 }
 
@@ -32,6 +32,12 @@ inline bool is_maisi_mr_model(const std::string& model) { return model.rfind("rf
 // config_maisi_diff_model_<model>.json (rflow-mr: 9, mri_t1).
 inline int default_maisi_modality(const std::string& model) {
   return is_maisi_mr_model(model) ? k_maisi_modality_mri_t1 : k_maisi_modality_ct;
+}
+
+// Classifier-free guidance when nothing names a scale: NV-Generate's
+// config_maisi_diff_model_<model>.json (rflow-mr 15, rflow-mr-brain 2; CT: off).
+inline double default_maisi_guidance_scale(const std::string& model) {
+  return model == "rflow-mr-brain" ? 2.0 : model == "rflow-mr" ? 15.0 : 0.0;
 }
 
 }  // namespace medsynth

@@ -16,13 +16,15 @@ Volume preprocess_volume(Volume volume, const DataSpec& spec, const std::string&
   for (float v : volume.voxels) non_finite += std::isfinite(v) ? 0 : 1;
   if (non_finite > 0) throw DataError(name, std::to_string(non_finite) + " voxels are NaN or infinite");
 
+  // NV-Generate's order for MAISI data: orientation, intensity, resize.
+  if (!spec.orientation.empty()) volume = reorient(volume, spec.orientation);
   if (spec.target_spacing) volume = resample_to_spacing(volume, *spec.target_spacing);
   if (spec.modality == Modality::ct) {
     apply_ct_window(volume, spec.ct_window[0], spec.ct_window[1]);
   } else {
     normalize_percentiles(volume, spec.mri_percentiles[0], spec.mri_percentiles[1]);
   }
-  return volume;
+  return resize_to_multiple(volume, spec.size_multiple);
 }
 
 }  // namespace medsynth

@@ -1,6 +1,8 @@
 // The preprocessing every training/validation volume gets before the model
-// sees it: resampling to data.target_spacing (if set), then the modality's
-// intensity normalisation to [0, 1] (CT window, or MRI percentiles). Called by
+// sees it: reorientation to data.orientation and resampling to
+// data.target_spacing (each if set), the modality's intensity normalisation to
+// [0, 1] (CT window, or MRI percentiles), then resizing to a multiple of
+// data.size_multiple (if set). Called by
 // VolumeDataset for each item it loads, and by generate/eval so that their
 // inputs match what the model was trained on.
 #pragma once

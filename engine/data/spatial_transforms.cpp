@@ -12,13 +12,14 @@
 namespace medsynth {
 namespace {
 
-// Linear interpolation along one axis to `new_n` samples, `step` input voxels apart.
-Volume resample_axis(const Volume& in, int axis, std::size_t new_n, double step) {
+// Linear interpolation along one axis to `new_n` samples, `step` input voxels
+// apart, the first at input position `first` (clamped to the volume).
+Volume resample_axis(const Volume& in, int axis, std::size_t new_n, double step, double first = 0.0) {
   const std::size_t n = in.size[axis];
   std::vector<std::size_t> i0(new_n), i1(new_n);
   std::vector<double> frac(new_n);
   for (std::size_t j = 0; j < new_n; ++j) {
-    const double pos = std::clamp(double(j) * step, 0.0, double(n - 1));
+    const double pos = std::clamp(first + double(j) * step, 0.0, double(n - 1));
     i0[j] = static_cast<std::size_t>(std::floor(pos));
     i1[j] = std::min(i0[j] + 1, n - 1);
     frac[j] = pos - double(i0[j]);
@@ -64,6 +65,83 @@ Volume resample_to_spacing(const Volume& volume, const std::array<double, 3>& sp
     out = resample_axis(out, axis, new_n, ratio);
     out.spacing[axis] = spacing[axis];
   }
+  return out;
+}
+
+// NV-Generate's round_number: the nearest multiple, at least one. Python's
+// round() takes halves to even (2.5 -> 2), as nearbyint does by default.
+std::size_t nearest_multiple(std::size_t n, int multiple) {
+  const auto m = static_cast<double>(multiple);
+  return static_cast<std::size_t>(std::max(std::nearbyint(static_cast<double>(n) / m), 1.0) * m);
+}
+
+Volume resize_to_multiple(const Volume& volume, int multiple) {
+  if (multiple <= 0) return volume;
+  Volume out = volume;
+  for (int axis = 0; axis < 3; ++axis) {
+    const std::size_t n = out.size[axis], new_n = nearest_multiple(n, multiple);
+    if (n == 0 || new_n == n) continue;
+    // torch's trilinear interpolate without align_corners (MONAI Resized):
+    // output voxel j samples input position (j + 0.5) * n / new_n - 0.5.
+    const double step = double(n) / double(new_n), first = 0.5 * step - 0.5;
+    out = resample_axis(out, axis, new_n, step, first);
+    for (int w = 0; w < 3; ++w) out.origin[w] += volume.direction[w * 3 + axis] * first * out.spacing[axis];
+    out.spacing[axis] *= step;
+  }
+  return out;
+}
+
+Volume reorient(const Volume& volume, const std::string& code) {
+  // Each code letter is where the axis points, as a signed LPS world axis.
+  std::array<int, 3> world{};
+  std::array<double, 3> sign{};
+  for (int k = 0; k < 3; ++k) {
+    const char c = k < static_cast<int>(code.size()) ? code[k] : '?';
+    const std::string letters = "LRPAIS";
+    const auto at = letters.find(c);
+    if (code.size() != 3 || at == std::string::npos)
+      throw ConfigError(
+          {{"data.orientation", "must be three of L/R, P/A, I/S such as RAS or LPS (got '" + code + "')"}});
+    world[k] = static_cast<int>(at / 2);
+    sign[k] = (c == 'L' || c == 'P' || c == 'S') ? 1.0 : -1.0;
+  }
+  if (world[0] == world[1] || world[0] == world[2] || world[1] == world[2])
+    throw ConfigError({{"data.orientation", "names one direction twice (got '" + code + "')"}});
+  // The stored axis closest to each world axis (MONAI's nearest orientation).
+  std::array<int, 3> source{-1, -1, -1};
+  std::array<bool, 3> flip{};
+  std::array<bool, 3> taken{};
+  for (int k = 0; k < 3; ++k) {
+    int best = -1;
+    double best_value = -1.0;
+    for (int i = 0; i < 3; ++i) {
+      const double v = std::abs(volume.direction[world[k] * 3 + i]);
+      if (!taken[i] && v > best_value) best = i, best_value = v;
+    }
+    taken[best] = true;
+    source[k] = best;
+    flip[k] = volume.direction[world[k] * 3 + best] * sign[k] < 0;
+  }
+  Volume out = volume;
+  for (int k = 0; k < 3; ++k) {
+    out.size[k] = volume.size[source[k]];
+    out.spacing[k] = volume.spacing[source[k]];
+    for (int w = 0; w < 3; ++w) out.direction[w * 3 + k] = volume.direction[w * 3 + source[k]] * (flip[k] ? -1.0 : 1.0);
+  }
+  // The new voxel 0 is the stored voxel at the flipped axes' far ends.
+  for (int k = 0; k < 3; ++k)
+    if (flip[k])
+      for (int w = 0; w < 3; ++w)
+        out.origin[w] +=
+            volume.direction[w * 3 + source[k]] * double(volume.size[source[k]] - 1) * volume.spacing[source[k]];
+  for (std::size_t z = 0; z < out.size[2]; ++z)
+    for (std::size_t y = 0; y < out.size[1]; ++y)
+      for (std::size_t x = 0; x < out.size[0]; ++x) {
+        const std::array<std::size_t, 3> at_out{x, y, z};
+        std::array<std::size_t, 3> at_in{};
+        for (int k = 0; k < 3; ++k) at_in[source[k]] = flip[k] ? volume.size[source[k]] - 1 - at_out[k] : at_out[k];
+        out.at(x, y, z) = volume.at(at_in[0], at_in[1], at_in[2]);
+      }
   return out;
 }
 

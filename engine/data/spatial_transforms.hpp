@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "data/counter_rng.hpp"
 #include "volume/volume.hpp"
@@ -25,6 +26,20 @@ namespace medsynth {
 // last input voxel take the edge value. Throws ConfigError (data.target_spacing)
 // for a spacing that is not finite and > 0.
 Volume resample_to_spacing(const Volume& volume, const std::array<double, 3>& spacing);
+
+// Each axis resized (linear interpolation as torch's trilinear without
+// align_corners, MONAI's Resized) to the nearest multiple of `multiple`
+// voxels, at least one: NV-Generate's preparation of MAISI training data
+// (multiple 128). The physical extent is kept: spacing and origin follow.
+// multiple <= 0: unchanged.
+Volume resize_to_multiple(const Volume& volume, int multiple);
+
+// The voxels reordered and mirrored so that index k grows toward letter k of
+// `code` (RAS: x toward the patient's right, y anterior, z superior), the
+// physical image unchanged (MONAI's Orientationd): each axis takes the stored
+// axis closest to its direction. ConfigError (data.orientation) for a code
+// that is not three distinct directions.
+Volume reorient(const Volume& volume, const std::string& code);
 
 // Where a patch (or a crop/pad window) sits in a volume: the voxel of the
 // volume under the window's voxel 0 (negative or past the end = padding), and

@@ -51,7 +51,10 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
           continue;
         }
         const Volume& image = data.get(i);
-        const auto x = volume_to_tensor(image).to(device);
+        // xyz networks (MAISI's) see MONAI's [x, y, z] arrays: the axes turn
+        // here, where the data enters, so the latents are in the UNet's order.
+        auto x = volume_to_tensor(image).to(device);
+        if (job.model.tensor_axes == "xyz") x = x.permute({0, 1, 4, 3, 2}).contiguous();
         at::Tensor z;
         if (!job.ldm.encode_sample) {
           z = encode_mean_tiled(*ae, x, job.ldm.encode_tile);  // whole when encode_tile is 0

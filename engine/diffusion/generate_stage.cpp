@@ -94,13 +94,30 @@ UnetEmbeddingInputs generation_inputs(const JobSpec& job, const c10::Device& dev
   // MAISI feeds the spacing in mm x 100, x, y, z (as the ldm task trains on it too).
   if (u.include_spacing_input) inputs.spacing = row(g.spacing) * 100.0;
   if (u.num_class_embeds > 0) inputs.class_labels = at::full({1}, g.modality, at::TensorOptions().dtype(at::kLong).device(device));
-  if (u.include_top_region_index_input) inputs.top_region_index = row(g.top_region_index);
-  if (u.include_bottom_region_index_input) inputs.bottom_region_index = row(g.bottom_region_index);
+  // One-hot body regions x 100, as NV-Generate feeds them (scripts/sample.py,
+  // diff_model_infer.py) and as the ldm task trains on them.
+  if (u.include_top_region_index_input) inputs.top_region_index = row(g.top_region_index) * 100.0;
+  if (u.include_bottom_region_index_input) inputs.bottom_region_index = row(g.bottom_region_index) * 100.0;
   return inputs;
 }
 
-at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape, std::int64_t seed,
-                         const UnetEmbeddingInputs& inputs, const c10::Device& device, const ControlNetGuidance* guidance) {
+at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape,
+                         std::int64_t seed, const UnetEmbeddingInputs& inputs, const c10::Device& device,
+                         const ControlNetGuidance* guidance, double guidance_scale) {
+  if (guidance_scale > 0 && !inputs.class_labels.defined())
+    throw UsageError(
+        "generate.guidance_scale: classifier-free guidance needs a UNet with a class embedding (num_class_embeds)");
+  // The unconditional inputs: class label 0, as NV-Generate's training drops
+  // labels to 0 and its sampler guides against zeros_like(modality).
+  UnetEmbeddingInputs unconditional = inputs;
+  if (guidance_scale > 0) unconditional.class_labels = at::zeros_like(inputs.class_labels);
+  // One UNet pass (with the ControlNet's residuals when steered).
+  const auto predict = [&](const at::Tensor& x, const at::Tensor& timesteps, const UnetEmbeddingInputs& embedding) {
+    UnetConditioning conditioning;
+    conditioning.embedding = embedding;
+    if (guidance) guidance->steer(x, timesteps, conditioning);
+    return unet.forward(x, timesteps, conditioning).to(at::kFloat);
+  };
   auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed));
   const auto cpu = at::TensorOptions().dtype(at::kFloat);
   auto x = at::randn(shape, gen, cpu).to(device);
@@ -108,13 +125,16 @@ at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler&
   const auto steps = scheduler.inference_timesteps(numel);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const double t = steps[i], next = i + 1 < steps.size() ? steps[i + 1] : -1.0;
-    UnetConditioning conditioning;
-    conditioning.embedding = inputs;
     const auto timesteps = at::full({shape[0]}, t, cpu).to(device);
-    if (guidance) guidance->steer(x, timesteps, conditioning);
-    auto out = unet.forward(x, timesteps, conditioning);
+    auto out = predict(x, timesteps, inputs);
+    // Two passes rather than NV-Generate's doubled batch: the same sums per
+    // sample, half the peak memory, and a ControlNet steers each as it is.
+    if (guidance_scale > 0) {
+      const auto uncond = predict(x, timesteps, unconditional);
+      out = uncond + guidance_scale * (out - uncond);
+    }
     auto noise = scheduler.stochastic() ? at::randn(shape, gen, cpu).to(device) : at::Tensor();
-    x = scheduler.step(out.to(at::kFloat), t, next, x, noise);
+    x = scheduler.step(out, t, next, x, noise);
   }
   return x;
 }
@@ -164,7 +184,8 @@ class ImageMaker {
   void make(GeneratedImage& p) {
     at::NoGradGuard no_grad;
     const auto started = std::chrono::steady_clock::now();
-    auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, p.seed, inputs_, device_, guidance_ ? &*guidance_ : nullptr);
+    auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, p.seed, inputs_, device_,
+                           guidance_ ? &*guidance_ : nullptr, job_.generate.guidance_scale);
     const TileBlending blending{job_.generate.decode_overlap, job_.generate.decode_blend == "gaussian"};
     auto image = decode_tiled(*ae_, z / scale_, job_.generate.decode_tile, blending);
     // A NaN or infinite voxel is no image (our own reader refuses such a

@@ -71,9 +71,13 @@ std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string
 // The reverse process from pure noise for one latent of `shape`; all its
 // randomness (initial noise, ancestral step noise) comes from `seed`. Also
 // timed by tests/bench/ldm_sampling_bench.cpp.
-// With `guidance`, a ControlNet adds its residuals at every step.
-at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape, std::int64_t seed,
-                         const UnetEmbeddingInputs& inputs, const c10::Device& device, const ControlNetGuidance* guidance = nullptr);
+// With `guidance`, a ControlNet adds its residuals at every step. With
+// guidance_scale > 0 (classifier-free guidance, NV-Generate's
+// cfg_guidance_scale), each step's prediction is uncond + scale x (cond -
+// uncond), uncond made with class label 0 (inputs.class_labels must be set).
+at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape,
+                         std::int64_t seed, const UnetEmbeddingInputs& inputs, const c10::Device& device,
+                         const ControlNetGuidance* guidance = nullptr, double guidance_scale = 0.0);
 // The UNet's inputs beside x and t for job.generate: spacing, modality class
 // and body regions, each where model.diffusion_unet takes it.
 UnetEmbeddingInputs generation_inputs(const JobSpec& job, const c10::Device& device);

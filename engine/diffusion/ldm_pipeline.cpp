@@ -18,6 +18,18 @@ namespace fs = std::filesystem;
 
 namespace medsynth {
 
+std::vector<std::string> overrides_starting_from_run(const std::string& run_dir) {
+  const RunDirectory run{fs::absolute(run_dir).lexically_normal().string()};
+  const std::string autoencoder = run.stage(k_autoencoder_stage).last_checkpoint();
+  const std::string unet = run.stage(k_diffusion_stage).last_checkpoint();
+  if (!fs::is_regular_file(autoencoder))
+    throw UsageError(run_dir + ": not an ldm run with a trained autoencoder (no " + autoencoder +
+                     "); train JOB.yaml starts a new one, import-maisi brings NVIDIA's");
+  std::vector<std::string> overrides{"ldm.autoencoder_checkpoint=" + autoencoder};
+  if (fs::is_regular_file(unet)) overrides.push_back("ldm.diffusion_init=" + unet);
+  return overrides;
+}
+
 JobSpec autoencoder_stage_job(const JobSpec& job) {
   JobSpec j = job;
   j.task = "autoencoder";
@@ -85,8 +97,9 @@ struct Pipeline {
   // "<stage>/name", progress as steps step_offset.. of total_steps); its own
   // run_started/run_finished stay in its folder, off stdout. `make_task`: a
   // task of the pipeline's own (empty: the registry's task of stage_job.task).
+  // `init_weights`: the weights a fresh (not resumed) stage starts from.
   std::string train_stage(const std::string& name, const JobSpec& stage_job, std::int64_t step_offset,
-                          std::int64_t total_steps, TaskFactory make_task = {}) {
+                          std::int64_t total_steps, TaskFactory make_task = {}, const std::string& init_weights = {}) {
     RunDirectory r = sub_run(name, stage_job);
     const std::string marker = r.root + "/stage-complete";
     const std::string last = r.last_checkpoint();
@@ -100,6 +113,7 @@ struct Pipeline {
     o.json_stdout = false;
     o.forward_events = {events.get(), name + "/", step_offset, total_steps};
     o.resume_from = fs::exists(last) ? last : std::string();
+    o.init_weights = o.resume_from.empty() ? init_weights : std::string();
     stage(name, o.resume_from.empty() ? "started" : "resumed", r.root, steps);
     if (options.dist) options.dist->set_key_scope(name + "/");
     o.make_task = std::move(make_task);
@@ -114,11 +128,15 @@ struct Pipeline {
 }  // namespace
 
 TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, const EvaluateGenerated& evaluate) {
-  // The loaders give zyx volumes; training xyz networks on them would teach
-  // MAISI's weights a transposed anatomy.
-  if (job.model.tensor_axes != "zyx")
-    throw UsageError("model.tensor_axes: " + job.model.tensor_axes +
-                     " networks (imported MAISI weights) can generate but not train; medsynth's loaders give zyx volumes");
+  // xyz networks (MAISI's) get their axes turned where the data enters (the
+  // encode stage); the autoencoder stage's loaders give zyx patches, so an
+  // xyz pipeline starts from a given autoencoder (import-maisi's).
+  if (job.model.tensor_axes == "xyz" && job.ldm.autoencoder_checkpoint.empty())
+    throw UsageError(
+        "ldm.autoencoder_checkpoint: xyz (MAISI) networks train their diffusion UNet on a given autoencoder; "
+        "name one (train IMPORTED_RUN sets import-maisi's), medsynth does not train an xyz autoencoder");
+  if (!job.ldm.diffusion_init.empty() && !fs::is_regular_file(job.ldm.diffusion_init))
+    throw UsageError("ldm.diffusion_init: no such checkpoint: " + job.ldm.diffusion_init);
   if (!options.init_weights.empty())
     throw UsageError("--init-weights: an ldm pipeline trains two networks (autoencoder, then diffusion UNet) and a file holds one; "
                      "it is for the autoencoder, vqgan and survival tasks");
@@ -163,9 +181,9 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
                           std::to_string(p.rank) + ")",
             embedding);
 
-    const std::string unet_checkpoint =
-        p.train_stage("diffusion", diffusion_stage_job(job, embedding), autoencoder_steps, total_steps,
-                      [](const JobSpec& j) { return std::make_unique<LdmTask>(j); });
+    const std::string unet_checkpoint = p.train_stage(
+        "diffusion", diffusion_stage_job(job, embedding), autoencoder_steps, total_steps,
+        [](const JobSpec& j) { return std::make_unique<LdmTask>(j); }, job.ldm.diffusion_init);
 
     const auto images = static_cast<std::int64_t>(planned_images(job, options.run.output_dir(), world).size());
     p.stage("generate", "started", options.run.output_dir(), {{"images", images}});

@@ -33,6 +33,16 @@ using EvaluateGenerated = std::function<void(const std::vector<std::string>& ima
 
 TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, const EvaluateGenerated& evaluate = {});
 
+// `train RUN_DIR` on an ldm run (import-maisi's, or a trained one): the
+// overrides that start a new run from its networks, to come before the
+// user's own (so that `ldm.diffusion_init=` still trains the UNet from
+// scratch): its autoencoder as the frozen encoder and its diffusion UNet as
+// the starting weights. The latent scale is recomputed from the new latents
+// (1/std), as NV-Generate's diff_model_train.py does when it fine-tunes;
+// ldm.scale_factor keeps another. UsageError when RUN_DIR holds no trained
+// autoencoder.
+std::vector<std::string> overrides_starting_from_run(const std::string& run_dir);
+
 // The jobs the pipeline trains in stages 1 and 3 (exposed for tests and docs).
 JobSpec autoencoder_stage_job(const JobSpec& job);
 JobSpec diffusion_stage_job(const JobSpec& job, const std::string& embedding_dir);

@@ -23,6 +23,19 @@ std::pair<double, at::Tensor> keyed_draws(std::uint64_t key, at::IntArrayRef sha
 
 }  // namespace
 
+std::int64_t augmented_modality(int modality, std::uint64_t key) {
+  CounterRng rng{key, 0x6d6f64ull};
+  const double to_family = rng.uniform(), to_unconditional = rng.uniform();
+  std::int64_t label = modality;
+  if (to_family < k_modality_augmentation) {
+    if (label >= 2 && label < 8)
+      label = 1;  // a CT variant -> plain CT
+    else if (label >= 9)
+      label = 8;  // an MR contrast -> plain MR
+  }
+  return to_unconditional < k_modality_augmentation ? 0 : label;
+}
+
 DiffusionUnetOptions unet_options(const JobSpec& job) {
   DiffusionUnetOptions o = job.model.diffusion_unet;
   o.in_channels = job.model.autoencoder.latent_channels;
@@ -76,20 +89,47 @@ std::unique_ptr<TrainingData> LdmTask::make_data(const RunShard& shard) {
       val_items);
 }
 
-at::Tensor LdmTask::spacing_input(const std::vector<std::array<double, 3>>& spacings) const {
-  if (!job_.model.diffusion_unet.include_spacing_input) return {};
-  auto t = at::empty({static_cast<std::int64_t>(spacings.size()), 3}, at::kFloat);
-  for (std::size_t i = 0; i < spacings.size(); ++i)
-    for (int a = 0; a < 3; ++a) t[static_cast<std::int64_t>(i)][a] = spacings[i][static_cast<std::size_t>(a)] * 100.0;  // MAISI feeds mm x 100
-  return t.to(device_);
+UnetEmbeddingInputs LdmTask::embedding_inputs(const std::vector<std::array<double, 3>>& spacings,
+                                              const std::vector<std::uint64_t>& keys) const {
+  const auto& u = job_.model.diffusion_unet;
+  const auto& g = job_.generate;
+  const auto n = static_cast<std::int64_t>(spacings.size());
+  UnetEmbeddingInputs inputs;
+  if (u.include_spacing_input) {
+    auto t = at::empty({n, 3}, at::kFloat);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (int a = 0; a < 3; ++a)
+        t[i][a] = spacings[static_cast<std::size_t>(i)][static_cast<std::size_t>(a)] * 100.0;  // MAISI feeds mm x 100
+    inputs.spacing = t.to(device_);
+  }
+  if (u.num_class_embeds > 0) {
+    std::vector<std::int64_t> labels(static_cast<std::size_t>(n), g.modality);
+    for (std::size_t i = 0; i < keys.size() && i < labels.size(); ++i)
+      labels[i] = augmented_modality(g.modality, keys[i]);
+    inputs.class_labels = at::tensor(labels, at::kLong).to(device_);
+  }
+  // Body regions as one-hot x 100, as NV-Generate feeds them (training and sampling).
+  const auto region = [&](const std::vector<int>& r) {
+    std::vector<float> v(r.begin(), r.end());
+    return (at::tensor(v, at::kFloat).view({1, static_cast<std::int64_t>(v.size())}) * 100.0)
+        .expand({n, -1})
+        .contiguous()
+        .to(device_);
+  };
+  if (u.include_top_region_index_input) inputs.top_region_index = region(g.top_region_index);
+  if (u.include_bottom_region_index_input) inputs.bottom_region_index = region(g.bottom_region_index);
+  return inputs;
 }
 
-at::Tensor LdmTask::diffusion_loss(const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& u, const at::Tensor& spacing) {
+at::Tensor LdmTask::diffusion_loss(const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& u,
+                                   const UnetEmbeddingInputs& inputs) {
   const double numel = static_cast<double>(x0.size(2) * x0.size(3) * x0.size(4));
   const auto t = scheduler_->training_timesteps(u, numel);
   const auto xt = scheduler_->add_noise(x0, noise, t);
   const auto target = scheduler_->training_target(x0, noise, t);
-  const auto prediction = unet_->forward(xt, t.to(x0.device(), at::kFloat), spacing);
+  UnetConditioning conditioning;
+  conditioning.embedding = inputs;
+  const auto prediction = unet_->forward(xt, t.to(x0.device(), at::kFloat), conditioning);
   return at::mse_loss(prediction.to(at::kFloat), target.to(at::kFloat));
 }
 
@@ -112,8 +152,9 @@ at::Tensor LdmTask::compute_loss(std::size_t, const StepBatch& step_batch, int, 
     noise = at::randn_like(batch, batch.options().dtype(at::kFloat));
     u = at::rand({b}, at::TensorOptions().dtype(at::kDouble));
   }
-  const auto spacing = source_ ? spacing_input(source_->last_spacings()) : at::Tensor();
-  auto loss = diffusion_loss(batch, noise, u, spacing);
+  const auto spacings =
+      source_ ? source_->last_spacings() : std::vector<std::array<double, 3>>(static_cast<std::size_t>(b));
+  auto loss = diffusion_loss(batch, noise, u, embedding_inputs(spacings, keys));
   terms["train/diffusion_loss"] += loss.item<double>();
   return loss;
 }
@@ -134,13 +175,13 @@ ValidationResult LdmTask::validate(int rank, int world_size) {
   double total = 0;
   for (std::size_t i = static_cast<std::size_t>(rank); i < val.size(); i += static_cast<std::size_t>(world_size)) {
     auto x0 = (val[i].latent * scale).unsqueeze(0).to(device_);
-    const auto spacing = spacing_input({val[i].image_spacing});
+    const auto inputs = embedding_inputs({val[i].image_spacing}, {});
     double sum = 0;
     for (int k = 0; k < 5; ++k) {
       auto [unused, noise] = keyed_draws(hash_keys({0x76616cull, i, static_cast<std::uint64_t>(k)}), x0.sizes());
       (void)unused;
       auto u = at::full({1}, 0.1 + 0.2 * k, at::TensorOptions().dtype(at::kDouble));
-      sum += diffusion_loss(x0, noise.to(device_), u, spacing).item<double>();
+      sum += diffusion_loss(x0, noise.to(device_), u, inputs).item<double>();
     }
     total += sum / 5;
     ++r.count;

@@ -39,9 +39,14 @@ class LdmTask : public Task {
 
  private:
   ValidationResult validate(int rank, int world_size);
-  at::Tensor spacing_input(const std::vector<std::array<double, 3>>& spacings) const;
+  // The UNet's conditioning inputs for samples of these spacings and keys
+  // (the keys draw NV-Generate's modality-label augmentation; none: the
+  // labels as given, as validation uses them).
+  UnetEmbeddingInputs embedding_inputs(const std::vector<std::array<double, 3>>& spacings,
+                                       const std::vector<std::uint64_t>& keys) const;
   // The loss of one batch x0 with given noise and uniform numbers u.
-  at::Tensor diffusion_loss(const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& u, const at::Tensor& spacing);
+  at::Tensor diffusion_loss(const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& u,
+                            const UnetEmbeddingInputs& inputs);
 
   JobSpec job_;
   DiffusionModelUNet unet_{nullptr};
@@ -49,6 +54,13 @@ class LdmTask : public Task {
   c10::Device device_{c10::kCPU};
   LatentBatchLoader* source_ = nullptr;  // owned by the trainer's TrainingData; outlives every compute_loss call
 };
+
+// NV-Generate's augment_modality_label, drawn from a sample's key: with
+// probability 0.1 a CT variant (2-7) becomes plain CT (1) and an MR contrast
+// (>= 9) plain MR (8); then with probability 0.1 the label becomes 0, the
+// unconditional class that classifier-free guidance samples against.
+inline constexpr double k_modality_augmentation = 0.1;
+std::int64_t augmented_modality(int modality, std::uint64_t key);
 
 // The UNet options of a job: model.diffusion_unet with in/out channels set to
 // the autoencoder's latent channels.

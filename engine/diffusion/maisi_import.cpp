@@ -60,7 +60,16 @@ WeightFiles weight_files(const MaisiImportOptions& o) {
   const fs::path root(o.folder);
   nlohmann::json env;
   const auto env_path = root / "configs" / ("environment_" + o.model + ".json");
-  if (fs::is_regular_file(env_path)) env = read_json_object(env_path.string());
+  // rflow-mr-brain has only its training recipe's environment, whose
+  // existing_ckpt_filepath names the released UNet.
+  const auto recipe_path = root / "configs" / ("environment_maisi_diff_model_" + o.model + ".json");
+  if (fs::is_regular_file(env_path)) {
+    env = read_json_object(env_path.string());
+  } else if (fs::is_regular_file(recipe_path)) {
+    env = read_json_object(recipe_path.string());
+    if (!env.contains("trained_diffusion_path") && env.contains("existing_ckpt_filepath"))
+      env["trained_diffusion_path"] = env["existing_ckpt_filepath"];
+  }
   auto pick = [&](const std::string& given, const char* key, const std::string& fallback) {
     if (!given.empty()) return given;
     if (env.contains(key) && env[key].is_string()) return (root / env[key].get<std::string>()).lexically_normal().string();
@@ -94,8 +103,26 @@ void apply_infer_config(const std::string& path, JobSpec& job) {
       job.generate.decode_overlap = j["autoencoder_sliding_window_infer_overlap"].get<double>();
     if (j.contains("num_inference_steps") && job.scheduler.kind == SchedulerKind::rflow)
       job.scheduler.num_inference_steps = j["num_inference_steps"].get<int>();
+    if (j.contains("cfg_guidance_scale")) job.generate.guidance_scale = j["cfg_guidance_scale"].get<double>();
   } catch (const nlohmann::json::exception& e) {
     throw DataError(path, std::string("has a field of the wrong type: ") + e.what());
+  }
+}
+
+// The model's own inference recipe (config_maisi_diff_model_<model>.json's
+// diffusion_unet_inference, what NV-Generate's diff_model_infer.py samples
+// with): its class label, guidance scale and steps win over config_infer.json.
+void apply_model_inference_config(const std::string& path, JobSpec& job) {
+  const auto file = read_json_object(path);
+  if (!file.contains("diffusion_unet_inference")) return;
+  const auto& j = file["diffusion_unet_inference"];
+  try {
+    if (j.contains("modality") && j["modality"].is_number_integer()) job.generate.modality = j["modality"].get<int>();
+    if (j.contains("cfg_guidance_scale")) job.generate.guidance_scale = j["cfg_guidance_scale"].get<double>();
+    if (j.contains("num_inference_steps") && job.scheduler.kind == SchedulerKind::rflow)
+      job.scheduler.num_inference_steps = j["num_inference_steps"].get<int>();
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError(path, std::string("has a field of the wrong type in diffusion_unet_inference: ") + e.what());
   }
 }
 
@@ -122,6 +149,10 @@ JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& conf
   job.data.modality = is_maisi_mr_model(o.model) ? Modality::mri : Modality::ct;
   job.generate.modality = default_maisi_modality(o.model);
   job.data.ct_window = {-1000.0, 1000.0};  // MAISI's intensity range for CT
+  // NV-Generate's preparation of training data (diff_model_create_training_data.py),
+  // used when the run is trained on: RAS arrays, each axis resized to a multiple of 128.
+  job.data.orientation = "RAS";
+  job.data.size_multiple = 128;
   job.model.tensor_axes = "xyz";
   job.model.autoencoder = config.autoencoder;
   job.model.diffusion_unet = config.diffusion_unet;
@@ -133,6 +164,8 @@ JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& conf
   if (config.include_body_region) job.generate.top_region_index = job.generate.bottom_region_index = {0, 1, 0, 0};  // chest
   const std::string infer = o.infer_config.empty() ? (fs::path(o.folder) / "configs" / "config_infer.json").string() : o.infer_config;
   if (!o.infer_config.empty() || fs::is_regular_file(infer)) apply_infer_config(infer, job);
+  const auto recipe = fs::path(o.folder) / "configs" / ("config_maisi_diff_model_" + o.model + ".json");
+  if (fs::is_regular_file(recipe)) apply_model_inference_config(recipe.string(), job);
   // NV-Generate's config_infer.json says modality 1 (CT) for every model; an
   // MR model given a CT class label made CT-like images in [0, 1] (issue 34:
   // `--model rflow-mr` silently took CT). The MR default is NV-Generate's own
@@ -143,6 +176,13 @@ JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& conf
         " generates MR: using " + std::to_string(default_maisi_modality(o.model)) +
         " (mri_t1, NV-Generate's default for it); another MR contrast: generate.modality=N (docs/maisi.md)");
     job.generate.modality = default_maisi_modality(o.model);
+  }
+  // An MR model sampled without guidance looks like CT (MONAI#8559):
+  // NV-Generate's own scale unless a config names one.
+  if (is_maisi_mr_model(o.model) && job.generate.guidance_scale == 0.0) {
+    job.generate.guidance_scale = default_maisi_guidance_scale(o.model);
+    notes.push_back("classifier-free guidance scale " + std::to_string(static_cast<int>(job.generate.guidance_scale)) +
+                    " (NV-Generate's for " + o.model + "); generate.guidance_scale=0 turns it off");
   }
   return job;
 }

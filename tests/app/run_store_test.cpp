@@ -83,7 +83,8 @@ class RunStoreTest : public QObject {
     store.set_roots({root, tmp.filePath(QStringLiteral("missing"))});
     QSignalSpy refreshed(&store, &RunStore::refreshed);
     store.refresh();
-    QVERIFY(store.is_refreshing() || refreshed.size() == 1);
+    // No check of is_refreshing() here: the scan may finish before this line
+    // while its `refreshed` is still queued (neither held: a flake under load).
     QVERIFY(refreshed.size() == 1 || refreshed.wait(10000));
     QCOMPARE(store.runs().size(), 5);
     auto status_of = [&](const char* name) {

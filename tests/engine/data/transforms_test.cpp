@@ -173,5 +173,88 @@ TEST(Patches, FlipAxisReversesOneAxisOnly) {
   EXPECT_EQ(v.voxels, original.voxels);
 }
 
+// NV-Generate's preparation of MAISI training data: Orientationd(RAS) and a
+// trilinear Resized to the nearest multiple of 128 (issue 34).
+
+// The LPS position of voxel (i, j, k).
+std::array<double, 3> world(const Volume& v, std::size_t i, std::size_t j, std::size_t k) {
+  const std::array<double, 3> index{double(i), double(j), double(k)};
+  std::array<double, 3> p = v.origin;
+  for (int w = 0; w < 3; ++w)
+    for (int a = 0; a < 3; ++a) p[w] += v.direction[w * 3 + a] * index[a] * v.spacing[a];
+  return p;
+}
+
+// Every voxel of `out` holds the value `in` has at the same physical position.
+void expect_same_image(const Volume& in, const Volume& out) {
+  ASSERT_EQ(in.voxel_count(), out.voxel_count());
+  for (std::size_t k = 0; k < out.size[2]; ++k)
+    for (std::size_t j = 0; j < out.size[1]; ++j)
+      for (std::size_t i = 0; i < out.size[0]; ++i) {
+        const auto p = world(out, i, j, k);
+        std::array<long, 3> at{};
+        for (int a = 0; a < 3; ++a) {
+          double d = 0;
+          for (int w = 0; w < 3; ++w) d += in.direction[w * 3 + a] * (p[w] - in.origin[w]);
+          at[a] = std::lround(d / in.spacing[a]);
+        }
+        ASSERT_EQ(out.at(i, j, k), in.at(std::size_t(at[0]), std::size_t(at[1]), std::size_t(at[2])))
+            << i << "," << j << "," << k;
+      }
+}
+
+Volume numbered(std::array<std::size_t, 3> size, std::array<double, 3> spacing) {
+  Volume v = make_volume(size, spacing);
+  for (std::size_t n = 0; n < v.voxels.size(); ++n) v.voxels[n] = float(n);
+  v.origin = {10.0, -20.0, 30.0};
+  return v;
+}
+
+TEST(Reorient, AnLpsVolumeBecomesRasByMirroringXAndYInPlace) {
+  const Volume in = numbered({3, 4, 5}, {1.0, 2.0, 3.0});
+  const Volume out = reorient(in, "RAS");
+  EXPECT_EQ(out.size, in.size);
+  EXPECT_EQ(out.direction, (std::array<double, 9>{-1, 0, 0, 0, -1, 0, 0, 0, 1}));
+  EXPECT_EQ(out.at(0, 0, 0), in.at(2, 3, 0));
+  expect_same_image(in, out);
+  EXPECT_EQ(reorient(out, "LPS").voxels, in.voxels) << "and back";
+  EXPECT_EQ(reorient(in, "LPS").voxels, in.voxels) << "already LPS: unchanged";
+}
+
+TEST(Reorient, PermutedAxesAreReorderedToTheCodesDirections) {
+  Volume in = numbered({3, 4, 5}, {1.0, 2.0, 3.0});
+  // Stored axis 0 runs superior, 1 left, 2 anterior (columns of the matrix).
+  in.direction = {0, 1, 0, 0, 0, -1, 1, 0, 0};
+  const Volume out = reorient(in, "RAS");
+  EXPECT_EQ(out.size, (std::array<std::size_t, 3>{4, 5, 3}));
+  EXPECT_EQ(out.spacing, (std::array<double, 3>{2.0, 3.0, 1.0}));
+  EXPECT_EQ(out.direction, (std::array<double, 9>{-1, 0, 0, 0, -1, 0, 0, 0, 1}));
+  expect_same_image(in, out);
+  EXPECT_THROW(reorient(in, "RAR"), ConfigError);
+  EXPECT_THROW(reorient(in, "XY"), ConfigError);
+}
+
+TEST(ResizeToMultiple, SizesRoundAsNvGeneratesRoundNumberAndKeepTheExtent) {
+  // round(40 / 16) = 2 (Python rounds halves to even), round(24 / 16) = 2,
+  // round(8 / 16) = 0 -> at least one multiple.
+  const Volume in = make_volume({40, 24, 8}, {1.0, 2.0, 0.5});
+  const Volume out = resize_to_multiple(in, 16);
+  EXPECT_EQ(out.size, (std::array<std::size_t, 3>{32, 32, 16}));
+  for (int a = 0; a < 3; ++a)
+    EXPECT_NEAR(out.spacing[a] * double(out.size[a]), in.spacing[a] * double(in.size[a]), 1e-9) << "extent along " << a;
+  // The first voxel's centre sits half a new voxel inside the old first edge.
+  EXPECT_NEAR(out.origin[0], -0.5 + 0.5 * out.spacing[0], 1e-9);
+  EXPECT_EQ(resize_to_multiple(in, 0).voxels, in.voxels);
+  EXPECT_EQ(resize_to_multiple(make_volume({32, 16, 16}), 16).size, (std::array<std::size_t, 3>{32, 16, 16}));
+}
+
+TEST(ResizeToMultiple, ValuesAreTorchsLinearInterpolationWithoutAlignCorners) {
+  // torch.nn.functional.interpolate([0, 1, 2, 3], size=8, mode="linear").
+  const Volume out = resize_to_multiple(line_volume({0.0f, 1.0f, 2.0f, 3.0f}), 8);
+  ASSERT_EQ(out.size[0], 8u);
+  const std::vector<float> expected{0.0f, 0.25f, 0.75f, 1.25f, 1.75f, 2.25f, 2.75f, 3.0f};
+  for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_FLOAT_EQ(out.voxels[i], expected[i]) << "voxel " << i;
+}
+
 }  // namespace
 }  // namespace medsynth

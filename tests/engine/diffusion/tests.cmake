@@ -34,3 +34,12 @@ medsynth_add_test(NAME generation_provenance_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/generation_provenance_test.cpp
   LIBS medsynth_provenance nlohmann_json::nlohmann_json
   LABELS unit)
+# Issue 34: an import-maisi run fine-tuned on two ranks through launch, each
+# rank then generating its image (the miniature NV-Generate folder).
+medsynth_add_test(NAME diffusion_maisi_training_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/maisi_training_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit
+  PROCESSORS 2)
+add_dependencies(diffusion_maisi_training_test medsynth-engine)
+target_compile_definitions(diffusion_maisi_training_test PRIVATE MEDSYNTH_DIFFUSION_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")

@@ -1,0 +1,155 @@
+// Training on NVIDIA's MAISI networks (issue 34): `train IMPORTED_RUN` on a
+// run that import-maisi made from the miniature NV-Generate folder
+// (data/make_maisi_folder.py). The released autoencoder, frozen, encodes the
+// volumes with NV-Generate's preparation (RAS, sizes rounded to a multiple),
+// turned to the networks' xyz order where the data enters; the released UNet
+// is fine-tuned on two ranks through launch, and each rank then generates its
+// image. The imported files are never written.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "diffusion/maisi_import.hpp"
+#include "run/run_directory.hpp"
+#include "state/tensor_file.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
+#include "volume/volume_io.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth {
+namespace {
+
+const fs::path k_data = MEDSYNTH_DIFFUSION_TEST_DATA;
+
+std::string file_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<nlohmann::json> events_of(const fs::path& file) {
+  std::vector<nlohmann::json> events;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) events.push_back(nlohmann::json::parse(line));
+  return events;
+}
+
+std::vector<double> metric(const std::vector<nlohmann::json>& events, const std::string& name) {
+  std::vector<double> values;
+  for (const auto& e : events)
+    if (e.value("type", "") == "metric" && e.value("name", "") == name) values.push_back(e.at("value").get<double>());
+  return values;
+}
+
+double mean(const std::vector<double>& v, std::size_t first, std::size_t count) {
+  return std::accumulate(v.begin() + static_cast<std::ptrdiff_t>(first),
+                         v.begin() + static_cast<std::ptrdiff_t>(first + count), 0.0) /
+         static_cast<double>(count);
+}
+
+fs::path only_run_in(const fs::path& runs_dir) {
+  std::vector<fs::path> runs;
+  for (const auto& e : fs::directory_iterator(runs_dir)) runs.push_back(e.path());
+  EXPECT_EQ(runs.size(), 1u);
+  return runs.empty() ? fs::path() : runs.front();
+}
+
+TEST(MaisiTraining, AnImportedRunFineTunesOnTwoRanksAndEachRankGeneratesItsImage) {
+  test::TempDir dir("maisi-finetune");
+  MaisiImportOptions o;
+  o.folder = (k_data / "maisi_folder").string();
+  o.out = (dir / "imported").string();
+  import_maisi(o);
+  const RunDirectory imported{o.out};
+  const std::string autoencoder = imported.stage(k_autoencoder_stage).last_checkpoint();
+  const std::string unet = imported.stage(k_diffusion_stage).last_checkpoint();
+  const std::string autoencoder_before = file_bytes(autoencoder), unet_before = file_bytes(unet);
+
+  // Phantoms of 32 x 16 x 48 voxels (x, y, z): already multiples of 16, so
+  // the latents' shape shows the axis order. lr 1e-2: the miniature UNet's
+  // weights are random, far from what the phantoms need.
+  const auto r = test::run_process(
+      {test::engine_binary(), "launch", "--nproc-per-node", "2", "train", o.out, "data.phantom_size=[32,16,48]",
+       "data.patch_size=[16,16,16]", "data.size_multiple=16", "data.num_train=4", "data.num_val=2",
+       "training.max_steps=20", "training.lr=1e-2", "training.val_every_steps=5", "output.log_every_steps=1",
+       "--runs-dir", (dir / "runs").string(), "--quiet"},
+      dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const RunDirectory run{only_run_in(dir / "runs").string()};
+
+  // The frozen autoencoder and the released UNet are read, never written.
+  EXPECT_TRUE(file_bytes(autoencoder) == autoencoder_before) << "the imported autoencoder changed";
+  EXPECT_TRUE(file_bytes(unet) == unet_before) << "the imported UNet changed";
+
+  // The diffusion stage started from the released UNet and learnt: the
+  // training loss of its last five steps is well below its first five, and
+  // the held-out loss (fixed timesteps and noise) fell.
+  const auto diffusion_events = events_of(run.stage(k_diffusion_stage).events_file());
+  const auto started = std::find_if(diffusion_events.begin(), diffusion_events.end(),
+                                    [](const nlohmann::json& e) { return e.value("type", "") == "run_started"; });
+  ASSERT_NE(started, diffusion_events.end());
+  EXPECT_EQ(started->at("extra").at("init_weights"), fs::absolute(unet).lexically_normal().string());
+  const auto loss = metric(diffusion_events, "train/diffusion_loss");
+  ASSERT_EQ(loss.size(), 20u);
+  EXPECT_LT(mean(loss, 15, 5), 0.8 * mean(loss, 0, 5)) << "the fine-tuning loss did not fall";
+  const auto val = metric(diffusion_events, "val/diffusion_loss");
+  ASSERT_GE(val.size(), 2u);
+  EXPECT_LT(val.back(), 0.9 * val.front());
+
+  // The latents are the UNet's xyz arrays of the RAS volume: [C, x/4, y/4, z/4].
+  bool any_latent = false;
+  for (const auto& e : fs::directory_iterator(run.embedding_dir())) {
+    if (e.path().extension() != ".safetensors") continue;
+    const TensorFile latent = read_tensor_file(e.path().string());
+    ASSERT_FALSE(latent.tensors.empty());
+    EXPECT_EQ(latent.tensors.begin()->second.sizes().vec(), (std::vector<std::int64_t>{4, 8, 4, 12})) << e.path();
+    any_latent = true;
+  }
+  EXPECT_TRUE(any_latent);
+
+  // One image per rank, at the imported generate size, in the HU window.
+  for (const std::string name : {"image_seed0_rank0.nii.gz", "image_seed1_rank1.nii.gz"}) {
+    const fs::path path = fs::path(run.output_dir()) / name;
+    ASSERT_TRUE(fs::exists(path)) << path;
+    const Volume image = read_volume(path.string());
+    EXPECT_EQ(image.size, (std::array<std::size_t, 3>{16, 24, 32}));
+    const auto [lo, hi] = std::minmax_element(image.voxels.begin(), image.voxels.end());
+    EXPECT_GE(*lo, -1000.0f);
+    EXPECT_LE(*hi, 1000.0f);
+    EXPECT_GT(*hi - *lo, 1.0f) << "a flat image";
+  }
+}
+
+// An xyz pipeline cannot train its own autoencoder: the loaders' patches are
+// zyx, and MAISI's weights would learn a transposed anatomy.
+TEST(MaisiTraining, AnImportedRunWithoutItsAutoencoderIsRefusedByField) {
+  test::TempDir dir("maisi-no-autoencoder");
+  MaisiImportOptions o;
+  o.folder = (k_data / "maisi_folder").string();
+  o.out = (dir / "imported").string();
+  import_maisi(o);
+  const auto r =
+      test::run_process({test::engine_binary(), "train", o.out, "ldm.autoencoder_checkpoint=", "training.max_steps=2",
+                         "--runs-dir", (dir / "runs").string(), "--quiet"},
+                        dir.path().string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("ldm.autoencoder_checkpoint"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("xyz"), std::string::npos) << r.err;
+  // A folder that is no ldm run says so.
+  fs::create_directories(dir / "empty");
+  const auto empty = test::run_process({test::engine_binary(), "train", (dir / "empty").string()}, dir.path().string());
+  EXPECT_EQ(empty.exit_code, 2) << empty.err;
+  EXPECT_NE(empty.err.find("not an ldm run"), std::string::npos) << empty.err;
+}
+
+}  // namespace
+}  // namespace medsynth
