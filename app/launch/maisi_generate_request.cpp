@@ -61,6 +61,9 @@ QStringList MaisiGenerateRequest::validate() const {
     check_field(problems, "generate.spacing", QStringLiteral("spacing.%1").arg(axes[a]), spacing[i]);
   }
   check_field(problems, "generate.num_images", QStringLiteral("num_images"), num_images);
+  if (modality >= 0) check_field(problems, "generate.modality", QStringLiteral("modality"), modality);
+  if (guidance_scale >= 0)
+    check_field(problems, "generate.guidance_scale", QStringLiteral("guidance_scale"), guidance_scale);
   if (nproc_per_node < 1) problems << QStringLiteral("nproc_per_node: must be >= 1 (got %1)").arg(nproc_per_node);
   if (run_dir.isEmpty())
     problems << QStringLiteral("run_dir: missing (where the imported run goes)");
@@ -88,6 +91,8 @@ LaunchRequest maisi_generate_launch_request(const MaisiGenerateRequest& r) {
                                 QString::number(r.output_size[2])})
               << QStringLiteral("generate.spacing=") +
                      bracketed({number(r.spacing[0]), number(r.spacing[1]), number(r.spacing[2])});
+  if (r.modality >= 0) l.overrides << QStringLiteral("generate.modality=%1").arg(r.modality);
+  if (r.guidance_scale >= 0) l.overrides << QStringLiteral("generate.guidance_scale=") + number(r.guidance_scale);
   l.generate_arguments << QStringLiteral("--num-images") << QString::number(r.num_images);
   if (!r.label_map.isEmpty()) l.generate_arguments << QStringLiteral("--label") << r.label_map;
   return l;

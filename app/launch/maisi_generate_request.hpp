@@ -30,6 +30,11 @@ struct MaisiGenerateRequest {
   std::array<int, 3> output_size{256, 256, 128};  // voxels x, y, z
   std::array<double, 3> spacing{1.5, 1.5, 2.0};   // mm
   int num_images = GenerateSpec{}.num_images;     // the job field generate.num_images (0: one per process)
+  // The class label and classifier-free guidance (generate.modality,
+  // generate.guidance_scale); below 0: what import-maisi set for the model
+  // (MR: 9 with guidance 15, NV-Generate's).
+  int modality = -1;
+  double guidance_scale = -1.0;
   int nproc_per_node = 1;                    // engine processes on this machine
   QString run_dir;                           // created by import-maisi; must not exist yet
 

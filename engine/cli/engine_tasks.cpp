@@ -39,6 +39,9 @@ TaskRegistry assemble() {
   registry.add_pipeline("ldm", [](const JobSpec& job, const TrainerOptions& options) {
     return run_ldm_pipeline(job, options, evaluate_stage(job, options.run.root, options.quiet));
   });
+  registry.add_pipeline("controlnet", [](const JobSpec& job, const TrainerOptions& options) {
+    return run_controlnet_pipeline(job, options);
+  });
   if (const auto missing = registry.missing(); !missing.empty())
     throw RuntimeError("task '" + missing.front() +
                        "' of config/task_catalog.cpp has no factory in cli/engine_tasks.cpp");

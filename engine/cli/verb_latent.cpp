@@ -99,7 +99,11 @@ Action add_generate_verb(CLI::App& app) {
     if (args->base_seed >= 0) job.generate.base_seed = args->base_seed;
     auto dist = process_group_from_environment(job);
     GenerateOptions o;
-    o.unet_checkpoint = require_file(run.stage(k_diffusion_stage).last_checkpoint(), "diffusion stage checkpoint");
+    // A controlnet run steers the UNet it was trained against (ldm.diffusion_init).
+    const std::string own_unet = run.stage(k_diffusion_stage).last_checkpoint();
+    o.unet_checkpoint =
+        require_file(fs::exists(own_unet) || job.ldm.diffusion_init.empty() ? own_unet : job.ldm.diffusion_init,
+                     "diffusion stage checkpoint");
     o.autoencoder_checkpoint =
         require_file(job.ldm.autoencoder_checkpoint.empty() ? run.stage(k_autoencoder_stage).last_checkpoint()
                                                             : job.ldm.autoencoder_checkpoint,

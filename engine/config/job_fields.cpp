@@ -390,6 +390,18 @@ std::vector<JobFieldRow> table() {
       {.path = "ldm.diffusion_init", .label = "Start UNet from", .group = "Latent diffusion",
        .help = "Fine-tune: the diffusion UNet starts from this checkpoint's weights (e.g. an import-maisi run's "
                "diffusion/checkpoints/last.safetensors); empty: from scratch."},
+      {.path = "ldm.controlnet_config", .label = "ControlNet network config", .group = "Latent diffusion",
+       .help = "Task controlnet: the NV-Generate network config whose controlnet_def is trained (train RUN sets the "
+               "imported run's).", .advanced = true},
+      {.path = "ldm.controlnet_init", .label = "Start ControlNet from", .group = "Latent diffusion",
+       .help = "Task controlnet: these ControlNet weights (e.g. NVIDIA's released ones); empty: a copy of the UNet's "
+               "encoder, its zero convolutions at 0."},
+      {.path = "ldm.controlnet_weighted_loss", .label = "Weight of labelled voxels", .group = "Latent diffusion",
+       .help = "Task controlnet: loss weight of latent voxels under the weighted labels (NV-Generate's weighted_loss); "
+               "1 = plain.", .range = at_least(1), .advanced = true},
+      {.path = "ldm.controlnet_weighted_labels", .label = "Weighted labels", .group = "Latent diffusion",
+       .help = "Task controlnet: label values whose voxels get the weight (NV-Generate's weighted_loss_label).",
+       .advanced = true},
       {.path = "ldm.autoencoder_steps", .label = "Autoencoder steps", .group = "Latent diffusion",
        .help = "Optimizer steps of the autoencoder stage (the diffusion stage uses training.max_steps).",
        .range = at_least(1)},

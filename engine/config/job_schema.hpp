@@ -217,6 +217,10 @@ void visit_job(Job& job, Visitor& v) {
     auto& l = job.ldm;
     v.field("autoencoder_checkpoint", l.autoencoder_checkpoint);
     v.field("diffusion_init", l.diffusion_init);
+    v.field("controlnet_config", l.controlnet_config);
+    v.field("controlnet_init", l.controlnet_init);
+    v.field("controlnet_weighted_loss", l.controlnet_weighted_loss);
+    v.field("controlnet_weighted_labels", l.controlnet_weighted_labels);
     v.field("autoencoder_steps", l.autoencoder_steps);
     v.field("embedding_dir", l.embedding_dir);
     v.field("scale_factor", l.scale_factor);

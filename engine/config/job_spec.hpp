@@ -191,6 +191,13 @@ struct DistributedSpec {
 struct LdmSpec {
   std::string autoencoder_checkpoint;  // "": train the autoencoder as stage 1; else use this checkpoint
   std::string diffusion_init;  // "": the UNet starts from scratch; else from this checkpoint's weights (fine-tuning)
+  // task controlnet (NV-Generate's train_controlnet): the ControlNet of this
+  // NV-Generate network config (its controlnet_def) learns to steer the
+  // frozen UNet of diffusion_init from label maps.
+  std::string controlnet_config;
+  std::string controlnet_init;  // "": a copy of the UNet's encoder (zero convolutions at 0); else these weights
+  double controlnet_weighted_loss = 1.0;  // loss weight of latent voxels under controlnet_weighted_labels (1: plain)
+  std::vector<int> controlnet_weighted_labels;
   int autoencoder_steps = 200;         // stage 1 optimizer steps (training.* settings otherwise)
   std::string embedding_dir;           // "": the run's embedding/; else read (or write) latents here
   double scale_factor = 0.0;           // latent scale; 0: 1/std of the encoded latents (MAISI)

@@ -9,6 +9,7 @@ const std::vector<TaskTraits>& task_catalog() {
        .kind = TaskKind::pipeline,
        .stages = "autoencoder, encode, diffusion, generate",
        .generates_volumes = true},
+      {.name = "controlnet", .kind = TaskKind::pipeline, .stages = "encode, controlnet", .generates_volumes = true},
       {.name = "vqgan", .kind = TaskKind::trainer, .reconstructs_volumes = true},
       {.name = "survival", .kind = TaskKind::trainer, .reads_outcome_labels = true},
   };

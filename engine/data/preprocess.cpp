@@ -27,4 +27,11 @@ Volume preprocess_volume(Volume volume, const DataSpec& spec, const std::string&
   return resize_to_multiple(volume, spec.size_multiple);
 }
 
+Volume preprocess_label(Volume label, const DataSpec& spec, const std::string& name) {
+  if (label.voxel_count() == 0 || label.voxels.size() != label.voxel_count()) throw DataError(name, "empty label map");
+  if (!spec.orientation.empty()) label = reorient(label, spec.orientation);
+  if (spec.target_spacing) label = resample_to_spacing(label, *spec.target_spacing, Interpolation::nearest);
+  return resize_to_multiple(label, spec.size_multiple, Interpolation::nearest);
+}
+
 }  // namespace medsynth

@@ -20,4 +20,10 @@ namespace medsynth {
 // `name` is the file (or phantom id) named in errors.
 Volume preprocess_volume(Volume volume, const DataSpec& spec, const std::string& name);
 
+// The label map of an image through the same geometry (orientation,
+// spacing, size), sampled from the nearest voxel so classes stay classes; no
+// intensity mapping. Its grid is the preprocessed image's when the two
+// shared one.
+Volume preprocess_label(Volume label, const DataSpec& spec, const std::string& name);
+
 }  // namespace medsynth

@@ -14,15 +14,17 @@ namespace {
 
 // Linear interpolation along one axis to `new_n` samples, `step` input voxels
 // apart, the first at input position `first` (clamped to the volume).
-Volume resample_axis(const Volume& in, int axis, std::size_t new_n, double step, double first = 0.0) {
+// `nearest`: the closest input voxel instead (label maps keep their values).
+Volume resample_axis(const Volume& in, int axis, std::size_t new_n, double step, double first = 0.0,
+                     Interpolation mode = Interpolation::linear) {
   const std::size_t n = in.size[axis];
   std::vector<std::size_t> i0(new_n), i1(new_n);
   std::vector<double> frac(new_n);
   for (std::size_t j = 0; j < new_n; ++j) {
     const double pos = std::clamp(first + double(j) * step, 0.0, double(n - 1));
-    i0[j] = static_cast<std::size_t>(std::floor(pos));
+    i0[j] = static_cast<std::size_t>(mode == Interpolation::nearest ? std::round(pos) : std::floor(pos));
     i1[j] = std::min(i0[j] + 1, n - 1);
-    frac[j] = pos - double(i0[j]);
+    frac[j] = mode == Interpolation::nearest ? 0.0 : pos - double(i0[j]);
   }
   Volume out = in;
   out.size[axis] = new_n;
@@ -48,7 +50,7 @@ Volume resample_axis(const Volume& in, int axis, std::size_t new_n, double step,
 
 }  // namespace
 
-Volume resample_to_spacing(const Volume& volume, const std::array<double, 3>& spacing) {
+Volume resample_to_spacing(const Volume& volume, const std::array<double, 3>& spacing, Interpolation mode) {
   for (double s : spacing) {
     if (!(s > 0.0) || !std::isfinite(s)) {
       throw ConfigError({{"data.target_spacing", "every spacing must be finite and > 0 (got " + std::to_string(s) + ")"}});
@@ -62,7 +64,7 @@ Volume resample_to_spacing(const Volume& volume, const std::array<double, 3>& sp
     }
     const double ratio = spacing[axis] / out.spacing[axis];  // input voxels per output voxel
     const auto new_n = static_cast<std::size_t>(std::max(1.0, std::round(double(out.size[axis]) / ratio)));
-    out = resample_axis(out, axis, new_n, ratio);
+    out = resample_axis(out, axis, new_n, ratio, 0.0, mode);
     out.spacing[axis] = spacing[axis];
   }
   return out;
@@ -75,7 +77,7 @@ std::size_t nearest_multiple(std::size_t n, int multiple) {
   return static_cast<std::size_t>(std::max(std::nearbyint(static_cast<double>(n) / m), 1.0) * m);
 }
 
-Volume resize_to_multiple(const Volume& volume, int multiple) {
+Volume resize_to_multiple(const Volume& volume, int multiple, Interpolation mode) {
   if (multiple <= 0) return volume;
   Volume out = volume;
   for (int axis = 0; axis < 3; ++axis) {
@@ -84,7 +86,7 @@ Volume resize_to_multiple(const Volume& volume, int multiple) {
     // torch's trilinear interpolate without align_corners (MONAI Resized):
     // output voxel j samples input position (j + 0.5) * n / new_n - 0.5.
     const double step = double(n) / double(new_n), first = 0.5 * step - 0.5;
-    out = resample_axis(out, axis, new_n, step, first);
+    out = resample_axis(out, axis, new_n, step, first, mode);
     for (int w = 0; w < 3; ++w) out.origin[w] += volume.direction[w * 3 + axis] * first * out.spacing[axis];
     out.spacing[axis] *= step;
   }

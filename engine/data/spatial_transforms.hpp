@@ -20,19 +20,24 @@
 
 namespace medsynth {
 
+// How resampling reads between voxels: linearly (images) or from the nearest
+// voxel (label maps, whose values are classes).
+enum class Interpolation { linear, nearest };
+
 // Trilinear resampling to `spacing` (mm). The origin (centre of voxel 0) and
 // the direction are kept; the new size is round(size * old / new) (at least
 // 1), which keeps the physical extent up to one new voxel. Samples beyond the
 // last input voxel take the edge value. Throws ConfigError (data.target_spacing)
 // for a spacing that is not finite and > 0.
-Volume resample_to_spacing(const Volume& volume, const std::array<double, 3>& spacing);
+Volume resample_to_spacing(const Volume& volume, const std::array<double, 3>& spacing,
+                           Interpolation mode = Interpolation::linear);
 
 // Each axis resized (linear interpolation as torch's trilinear without
 // align_corners, MONAI's Resized) to the nearest multiple of `multiple`
 // voxels, at least one: NV-Generate's preparation of MAISI training data
 // (multiple 128). The physical extent is kept: spacing and origin follow.
 // multiple <= 0: unchanged.
-Volume resize_to_multiple(const Volume& volume, int multiple);
+Volume resize_to_multiple(const Volume& volume, int multiple, Interpolation mode = Interpolation::linear);
 
 // The voxels reordered and mirrored so that index k grows toward letter k of
 // `code` (RAS: x toward the patient's right, y anterior, z superior), the

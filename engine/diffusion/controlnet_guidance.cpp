@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -36,8 +37,16 @@ ControlNetGuidance::ControlNetGuidance(const std::string& network_config, const 
   // The run's checkpoint names are model.controlnet.<MONAI name>.
   const std::string prefix = "model.controlnet.";
   std::map<std::string, at::Tensor> weights;
-  for (const auto& [name, tensor] : read_tensor_file(checkpoint).tensors)
-    weights[name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name] = tensor;
+  // A training checkpoint (task controlnet) also holds optimizer moments and
+  // RNG state under other prefixes: only the model's tensors are weights.
+  const auto file = read_tensor_file(checkpoint);
+  const bool named = std::any_of(file.tensors.begin(), file.tensors.end(),
+                                 [&](const auto& t) { return t.first.rfind(prefix, 0) == 0; });
+  for (const auto& [name, tensor] : file.tensors)
+    if (!named)
+      weights[name] = tensor;
+    else if (name.rfind(prefix, 0) == 0)
+      weights[name.substr(prefix.size())] = tensor;
   load_state_dict_strict(*net_, weights, checkpoint);
   net_->to(device);
   net_->eval();

@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/volume_file_names.hpp"
+#include "data/preprocess.hpp"
 #include "data/volume_dataset.hpp"
 #include "data/volume_tensor.hpp"
 #include "diffusion/latent_autoencoder.hpp"
@@ -15,10 +17,37 @@
 #include "dist/process_group.hpp"
 #include "events/run_logger.hpp"
 #include "state/device_choice.hpp"
+#include "volume/volume_io.hpp"
 
 namespace fs = std::filesystem;
 
 namespace medsynth {
+
+namespace {
+
+// The label map paired with item i by name, on the preprocessed image's grid,
+// in the networks' axis order.
+void write_label_of(const JobSpec& job, const VolumeDataset& data, std::size_t i, const std::string& dir,
+                    const std::string& id) {
+  const std::string& image_path = data.path(i);
+  const auto source = paired_label_name(image_path);
+  if (!source || !fs::exists(*source))
+    throw DataError(image_path.empty() ? "data.path" : image_path,
+                    "has no label map beside it" + (source ? " (" + *source + ")" : std::string()) +
+                        "; task controlnet trains on image/label pairs named X_image.nii.gz and X_label.nii.gz");
+  const Volume label = preprocess_label(read_volume(*source), job.data, *source);
+  const Volume& image = data.get(i);
+  if (label.size != image.size)
+    throw DataError(*source, "is " + std::to_string(label.size[0]) + " x " + std::to_string(label.size[1]) + " x " +
+                                 std::to_string(label.size[2]) + " voxels after preprocessing, its image " +
+                                 std::to_string(image.size[0]) + " x " + std::to_string(image.size[1]) + " x " +
+                                 std::to_string(image.size[2]) + ": a label map must share its image's grid");
+  auto t = volume_to_tensor(label);  // [1, 1, Z, Y, X]
+  if (job.model.tensor_axes == "xyz") t = t.permute({0, 1, 4, 3, 2});
+  write_label(dir, id, t.squeeze(0));
+}
+
+}  // namespace
 
 EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
   const int rank = o.dist ? o.dist->rank() : 0;
@@ -45,6 +74,8 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
       for (std::size_t i = 0; i < data.size(); ++i, ++position) {
         if (static_cast<int>(position % static_cast<std::size_t>(world)) != rank) continue;
         const std::string id = split + "-" + data.id(i);
+        if (o.with_labels && !fs::exists(label_path(o.embedding_dir, id)))
+          write_label_of(job, data, i, o.embedding_dir, id);
         if (fs::exists(latent_path(o.embedding_dir, id))) {
           ++summary.skipped;
           progress();

@@ -24,6 +24,9 @@ struct EncodeOptions {
   RunLogger* logger = nullptr;  // progress lines (may be null)
   // After each image of this rank (encoded or already present): done of total.
   std::function<void(std::int64_t done, std::int64_t total)> on_progress{};
+  // Task controlnet: each image's label map (X_label.EXT beside X_image.EXT)
+  // through the image's geometry, written beside its latent (latent_files.hpp).
+  bool with_labels = false;
 };
 
 struct EncodeSummary {

@@ -52,7 +52,7 @@ std::optional<Batch> LatentBatchLoader::next() {
   if (next_batch_ >= batches_per_epoch_) return std::nullopt;
   Batch b;
   b.index = next_batch_;
-  std::vector<at::Tensor> parts;
+  std::vector<at::Tensor> parts, conditions;
   last_spacings_.clear();
   for (int k = 0; k < options_.batch_size; ++k) {
     const std::size_t position = static_cast<std::size_t>(next_batch_) * options_.batch_size + k;
@@ -64,8 +64,11 @@ std::optional<Batch> LatentBatchLoader::next() {
     b.sample_keys.push_back(hash_keys({options_.base_seed, 0x6c646dull, static_cast<std::uint64_t>(epoch_),
                                        position * options_.world_size + options_.rank}));
     last_spacings_.push_back(latents_[item].image_spacing);
+    if (latents_[item].condition.defined()) conditions.push_back(latents_[item].condition);
   }
   b.images = at::stack(parts, 0).to(at::kFloat);
+  // Label maps travel as the batch's per-sample labels (on the CPU).
+  if (!conditions.empty()) b.labels = at::stack(conditions, 0);
   ++next_batch_;
   return b;
 }

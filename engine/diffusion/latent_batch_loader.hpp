@@ -1,7 +1,9 @@
 // Training batches over stored latents (the LDM task's BatchSource): the same
 // sampler semantics as the patch loader (a permutation per (base_seed, epoch),
 // split among ranks, drop_last or pad by repeating), whole latents scaled by
-// the folder's scale factor, and per-sample keys for the diffusion noise.
+// the folder's scale factor, and per-sample keys for the diffusion noise;
+// the latents' label maps (LatentRecord::condition), when they have them, as
+// the batch's labels.
 // Latents are small (a 64^3 image is a 16^3 x 4 latent), so they are held in
 // memory and batches are built on the caller's thread.
 #pragma once

@@ -93,4 +93,21 @@ double read_scale_factor(const std::string& dir) {
   return j["scale_factor"].get<double>();
 }
 
+std::string label_path(const std::string& dir, const std::string& id) { return dir + "/" + id + "_label.safetensors"; }
+
+void write_label(const std::string& dir, const std::string& id, const at::Tensor& label) {
+  TensorFile file;
+  file.tensors["label"] = label.to(at::kCPU, at::kFloat).contiguous();
+  write_tensor_file(label_path(dir, id), file);
+}
+
+at::Tensor read_label(const std::string& dir, const std::string& id) {
+  const std::string path = label_path(dir, id);
+  if (!fs::exists(path)) throw DataError(path, "missing: the encode stage of task controlnet writes one per image");
+  TensorFile file = read_tensor_file(path);
+  auto it = file.tensors.find("label");
+  if (it == file.tensors.end() || it->second.dim() != 4) throw DataError(path, "holds no 4-D tensor named 'label'");
+  return it->second;
+}
+
 }  // namespace medsynth

@@ -22,6 +22,7 @@ struct LatentRecord {
   std::array<std::int64_t, 3> image_size{0, 0, 0};  // voxels x, y, z
   std::string stored = "mean";          // "mean" | "sample" of q(z|x)
   at::Tensor latent;                    // [C, Z, Y, X] float32, CPU (unscaled)
+  at::Tensor condition;                 // task controlnet: the label map [1, image axes], undefined otherwise
 };
 
 std::string latent_path(const std::string& dir, const std::string& id);
@@ -36,5 +37,13 @@ std::vector<LatentRecord> read_latents(const std::string& dir, const std::string
 void write_scale_factor(const std::string& dir, double scale_factor, double latent_std);
 // DataError naming the file when missing or malformed.
 double read_scale_factor(const std::string& dir);
+
+// Task controlnet: the preprocessed label map of image `id` beside its
+// latent (<id>_label.safetensors, tensor "label" [1, image axes in the
+// networks' order], float32 class values at image resolution).
+std::string label_path(const std::string& dir, const std::string& id);
+void write_label(const std::string& dir, const std::string& id, const at::Tensor& label);
+// DataError naming the file when it is missing or holds no 4-D "label".
+at::Tensor read_label(const std::string& dir, const std::string& id);
 
 }  // namespace medsynth

@@ -7,6 +7,7 @@
 #include "config/job_enums.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
+#include "diffusion/controlnet_task.hpp"
 #include "diffusion/encode_stage.hpp"
 #include "diffusion/generate_stage.hpp"
 #include "diffusion/ldm_task.hpp"
@@ -27,6 +28,13 @@ std::vector<std::string> overrides_starting_from_run(const std::string& run_dir)
                      "); train JOB.yaml starts a new one, import-maisi brings NVIDIA's");
   std::vector<std::string> overrides{"ldm.autoencoder_checkpoint=" + autoencoder};
   if (fs::is_regular_file(unet)) overrides.push_back("ldm.diffusion_init=" + unet);
+  // Its ControlNet (import-maisi's, when the folder had one): task controlnet
+  // fine-tunes it; ldm.controlnet_init= starts from the UNet's encoder instead.
+  const RunDirectory controlnet = run.stage(k_controlnet_stage);
+  if (fs::is_regular_file(controlnet.network_config_file()))
+    overrides.push_back("ldm.controlnet_config=" + controlnet.network_config_file());
+  if (fs::is_regular_file(controlnet.last_checkpoint()))
+    overrides.push_back("ldm.controlnet_init=" + controlnet.last_checkpoint());
   return overrides;
 }
 
@@ -38,6 +46,17 @@ JobSpec autoencoder_stage_job(const JobSpec& job) {
   j.checkpoint.metric = "val/psnr";
   j.checkpoint.mode = "max";
   j.checkpoint.resume.clear();
+  return j;
+}
+
+JobSpec controlnet_stage_job(const JobSpec& job, const std::string& embedding_dir) {
+  JobSpec j = job;
+  j.name = job.name + "-controlnet";
+  j.ldm.embedding_dir = embedding_dir;
+  j.checkpoint.metric = "val/controlnet_loss";
+  j.checkpoint.mode = "min";
+  j.checkpoint.resume.clear();
+  j.output.save_reconstructions = 0;
   return j;
 }
 
@@ -62,6 +81,51 @@ struct Pipeline {
   int rank = 0;
   std::unique_ptr<RunLogger> logger;
   std::unique_ptr<EventWriter> events;
+
+  int world = 1;
+
+  // The rank's log, rank 0's event stream and its run_started.
+  void start(const std::vector<std::string>& stages, std::int64_t total_steps) {
+    rank = options.dist ? options.dist->rank() : options.rank;
+    world = options.dist ? options.dist->world_size() : options.world_size;
+    logger =
+        std::make_unique<RunLogger>(RunLoggerOptions{.path = options.run.rank_log(rank),
+                                                     .rank = rank,
+                                                     .stderr_level = options.quiet ? LogLevel::warn : LogLevel::info});
+    if (rank != 0) return;
+    events = std::make_unique<EventWriter>(
+        EventWriterOptions{.path = options.run.events_file(), .rank = 0, .echo_stdout = options.json_stdout});
+    logger->attach_events(events.get());
+    RunStartedEvent e;
+    e.run_dir = options.run.root;
+    e.job_name = job.name;
+    e.task = job.task;
+    e.world_size = world;
+    e.effective_batch =
+        static_cast<std::int64_t>(job.training.batch_size) * world * job.training.gradient_accumulation_steps;
+    e.total_steps = total_steps;
+    e.extra = {{"stages", stages}, {"scheduler", std::string(to_string(job.scheduler.kind))}};
+    events->run_started(e);
+  }
+
+  // Runs the stages; run_finished or run_failed on the stream either way.
+  template <class Stages>
+  TrainResult run(Stages stages) {
+    const auto started = Clock::now();
+    const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
+    try {
+      TrainResult result = stages();
+      if (events) events->run_finished("completed", {}, seconds());
+      return result;
+    } catch (const Interrupted&) {
+      if (events) events->run_finished("stopped", {}, seconds());
+      throw;
+    } catch (const Error& e) {
+      if (events)
+        events->run_failed(e.kind(), e.what(), e.kind() == ErrorKind::data ? 3 : e.kind() == ErrorKind::usage ? 2 : 1);
+      throw;
+    }
+  }
 
   // `more`: what the console needs for the stage's own progress (a training
   // stage's steps and first step among the pipeline's; generate's images).
@@ -144,29 +208,11 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
   // Overall progress counts every training stage's steps.
   const std::int64_t autoencoder_steps = job.ldm.autoencoder_checkpoint.empty() ? autoencoder_stage_job(job).training.max_steps : 0;
   const std::int64_t total_steps = autoencoder_steps + job.training.max_steps;
-  p.rank = options.dist ? options.dist->rank() : options.rank;
-  const int world = options.dist ? options.dist->world_size() : options.world_size;
-  p.logger = std::make_unique<RunLogger>(RunLoggerOptions{.path = options.run.rank_log(p.rank),
-                                                          .rank = p.rank,
-                                                          .stderr_level = options.quiet ? LogLevel::warn : LogLevel::info});
-  if (p.rank == 0) {
-    p.events = std::make_unique<EventWriter>(EventWriterOptions{.path = options.run.events_file(), .rank = 0, .echo_stdout = options.json_stdout});
-    p.logger->attach_events(p.events.get());
-    RunStartedEvent e;
-    e.run_dir = options.run.root;
-    e.job_name = job.name;
-    e.task = job.task;
-    e.world_size = world;
-    e.effective_batch = static_cast<std::int64_t>(job.training.batch_size) * world * job.training.gradient_accumulation_steps;
-    e.total_steps = total_steps;
-    std::vector<std::string> stages{"autoencoder", "encode", "diffusion", "generate"};
-    if (job.generate.evaluate) stages.push_back("evaluate");
-    e.extra = {{"stages", stages}, {"scheduler", std::string(to_string(job.scheduler.kind))}};
-    p.events->run_started(e);
-  }
-  const auto started = Clock::now();
-  TrainResult result;
-  try {
+  std::vector<std::string> stages{"autoencoder", "encode", "diffusion", "generate"};
+  if (job.generate.evaluate) stages.push_back("evaluate");
+  p.start(stages, total_steps);
+  const int world = p.world;
+  return p.run([&] {
     std::string ae_checkpoint = job.ldm.autoencoder_checkpoint;
     if (ae_checkpoint.empty())
       ae_checkpoint = p.train_stage("autoencoder", autoencoder_stage_job(job), 0, total_steps);
@@ -177,8 +223,9 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
     p.stage("encode", "started", embedding);
     EncodeOptions eo{ae_checkpoint, embedding, options.dist, p.logger.get()};
     const auto encoded = encode_dataset(job, eo);
-    p.stage("encode", "complete (" + std::to_string(encoded.written) + " written, " + std::to_string(encoded.skipped) + " present on rank " +
-                          std::to_string(p.rank) + ")",
+    p.stage("encode",
+            "complete (" + std::to_string(encoded.written) + " written, " + std::to_string(encoded.skipped) +
+                " present on rank " + std::to_string(p.rank) + ")",
             embedding);
 
     const std::string unet_checkpoint = p.train_stage(
@@ -187,7 +234,8 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
 
     const auto images = static_cast<std::int64_t>(planned_images(job, options.run.output_dir(), world).size());
     p.stage("generate", "started", options.run.output_dir(), {{"images", images}});
-    GenerateOptions go{unet_checkpoint, ae_checkpoint, embedding, options.run.output_dir(), options.dist, p.logger.get()};
+    GenerateOptions go{unet_checkpoint,          ae_checkpoint, embedding,
+                       options.run.output_dir(), options.dist,  p.logger.get()};
     go.on_image_written = [&](const GeneratedImage& image) {
       p.image_written(image.path, image.seed, image.rank, job.training.max_steps);
     };
@@ -207,17 +255,52 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
       }
       if (options.dist) options.dist->barrier("evaluate");
     }
+    TrainResult result;
     result.last_checkpoint = unet_checkpoint;
     result.steps = job.training.max_steps;
-    if (p.events) p.events->run_finished("completed", {}, std::chrono::duration<double>(Clock::now() - started).count());
     return result;
-  } catch (const Interrupted& e) {
-    if (p.events) p.events->run_finished("stopped", {}, std::chrono::duration<double>(Clock::now() - started).count());
-    throw;
-  } catch (const Error& e) {
-    if (p.events) p.events->run_failed(e.kind(), e.what(), e.kind() == ErrorKind::data ? 3 : e.kind() == ErrorKind::usage ? 2 : 1);
-    throw;
-  }
+  });
+}
+
+TrainResult run_controlnet_pipeline(const JobSpec& job, const TrainerOptions& options) {
+  const std::pair<const char*, const std::string*> needed[] = {
+      {"ldm.autoencoder_checkpoint", &job.ldm.autoencoder_checkpoint},
+      {"ldm.diffusion_init", &job.ldm.diffusion_init},
+      {"ldm.controlnet_config", &job.ldm.controlnet_config}};
+  for (const auto& [field, value] : needed)
+    if (value->empty() || !fs::is_regular_file(*value))
+      throw UsageError(std::string(field) + ": task controlnet needs it (" +
+                       (value->empty() ? "empty" : "no such file: " + *value) +
+                       "); `train RUN task=controlnet` on an import-maisi run sets all three");
+  if (!options.init_weights.empty())
+    throw UsageError(
+        "--init-weights: task controlnet starts its ControlNet from ldm.controlnet_init (or the UNet's encoder)");
+  Pipeline p{job, options};
+  p.start({"encode", "controlnet"}, job.training.max_steps);
+  return p.run([&] {
+    const std::string embedding = job.ldm.embedding_dir.empty() ? options.run.embedding_dir() : job.ldm.embedding_dir;
+    p.stage("encode", "started", embedding);
+    EncodeOptions eo{job.ldm.autoencoder_checkpoint, embedding, options.dist, p.logger.get()};
+    eo.with_labels = true;
+    const auto encoded = encode_dataset(job, eo);
+    p.stage("encode",
+            "complete (" + std::to_string(encoded.written) + " written, " + std::to_string(encoded.skipped) +
+                " present on rank " + std::to_string(p.rank) + ")",
+            embedding);
+    // generate --label rebuilds the ControlNet from this config, as for an imported run.
+    const RunDirectory controlnet = options.run.stage(k_controlnet_stage);
+    if (p.rank == 0) {
+      fs::create_directories(controlnet.root);
+      fs::copy_file(job.ldm.controlnet_config, controlnet.network_config_file(), fs::copy_options::overwrite_existing);
+    }
+    const std::string last = p.train_stage(
+        k_controlnet_stage, controlnet_stage_job(job, embedding), 0, job.training.max_steps,
+        [](const JobSpec& j) { return std::make_unique<ControlNetTask>(j); }, job.ldm.controlnet_init);
+    TrainResult result;
+    result.last_checkpoint = last;
+    result.steps = job.training.max_steps;
+    return result;
+  });
 }
 
 }  // namespace medsynth

@@ -43,8 +43,17 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
 // autoencoder.
 std::vector<std::string> overrides_starting_from_run(const std::string& run_dir);
 
+// `train` of a task: controlnet job (NV-Generate's train_controlnet): the
+// images of data.path and their label maps (X_image.EXT beside X_label.EXT)
+// encoded by the frozen autoencoder of ldm.autoencoder_checkpoint into
+// embedding/ (latents and labels), then controlnet/, a run training the
+// ControlNet (diffusion/controlnet_task.hpp) against the frozen UNet of
+// ldm.diffusion_init, with the network config `generate --label` reads.
+TrainResult run_controlnet_pipeline(const JobSpec& job, const TrainerOptions& options);
+
 // The jobs the pipeline trains in stages 1 and 3 (exposed for tests and docs).
 JobSpec autoencoder_stage_job(const JobSpec& job);
 JobSpec diffusion_stage_job(const JobSpec& job, const std::string& embedding_dir);
+JobSpec controlnet_stage_job(const JobSpec& job, const std::string& embedding_dir);
 
 }  // namespace medsynth

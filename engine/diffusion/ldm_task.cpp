@@ -10,18 +10,33 @@
 #include "train/own_batch_data.hpp"
 
 namespace medsynth {
-namespace {
-
 // Uniform numbers and Gaussian noise for one sample from its key: the same
 // sample gets the same timestep and noise whatever the ranks or batch size.
-std::pair<double, at::Tensor> keyed_draws(std::uint64_t key, at::IntArrayRef shape) {
+std::pair<double, at::Tensor> keyed_diffusion_draws(std::uint64_t key, at::IntArrayRef shape) {
   CounterRng rng{key, 0x7473ull};
   const double u = rng.uniform();
   auto gen = at::make_generator<at::CPUGeneratorImpl>(rng.next());
   return {u, at::randn(shape, gen, at::TensorOptions().dtype(at::kFloat))};
 }
 
-}  // namespace
+ValidationResult held_out_loss(const std::vector<LatentRecord>& val, double scale, int rank, int world_size,
+                               const c10::Device& device, const std::string& metric, const HeldOutLoss& loss) {
+  ValidationResult r;
+  double total = 0;
+  for (std::size_t i = static_cast<std::size_t>(rank); i < val.size(); i += static_cast<std::size_t>(world_size)) {
+    const auto x0 = (val[i].latent * scale).unsqueeze(0).to(device);
+    double sum = 0;
+    for (int k = 0; k < 5; ++k) {
+      const auto draws = keyed_diffusion_draws(hash_keys({0x76616cull, i, static_cast<std::uint64_t>(k)}), x0.sizes());
+      const auto u = at::full({1}, 0.1 + 0.2 * k, at::TensorOptions().dtype(at::kDouble));
+      sum += loss(x0, draws.second.to(device), u, i).item<double>();
+    }
+    total += sum / 5;
+    ++r.count;
+  }
+  if (r.count > 0) r.metrics[metric] = total / r.count;
+  return r;
+}
 
 std::int64_t augmented_modality(int modality, std::uint64_t key) {
   CounterRng rng{key, 0x6d6f64ull};
@@ -91,8 +106,13 @@ std::unique_ptr<TrainingData> LdmTask::make_data(const RunShard& shard) {
 
 UnetEmbeddingInputs LdmTask::embedding_inputs(const std::vector<std::array<double, 3>>& spacings,
                                               const std::vector<std::uint64_t>& keys) const {
-  const auto& u = job_.model.diffusion_unet;
-  const auto& g = job_.generate;
+  return unet_embedding_inputs(job_, spacings, keys, device_);
+}
+
+UnetEmbeddingInputs unet_embedding_inputs(const JobSpec& job, const std::vector<std::array<double, 3>>& spacings,
+                                          const std::vector<std::uint64_t>& keys, const c10::Device& device) {
+  const auto& u = job.model.diffusion_unet;
+  const auto& g = job.generate;
   const auto n = static_cast<std::int64_t>(spacings.size());
   UnetEmbeddingInputs inputs;
   if (u.include_spacing_input) {
@@ -100,13 +120,13 @@ UnetEmbeddingInputs LdmTask::embedding_inputs(const std::vector<std::array<doubl
     for (std::int64_t i = 0; i < n; ++i)
       for (int a = 0; a < 3; ++a)
         t[i][a] = spacings[static_cast<std::size_t>(i)][static_cast<std::size_t>(a)] * 100.0;  // MAISI feeds mm x 100
-    inputs.spacing = t.to(device_);
+    inputs.spacing = t.to(device);
   }
   if (u.num_class_embeds > 0) {
     std::vector<std::int64_t> labels(static_cast<std::size_t>(n), g.modality);
     for (std::size_t i = 0; i < keys.size() && i < labels.size(); ++i)
       labels[i] = augmented_modality(g.modality, keys[i]);
-    inputs.class_labels = at::tensor(labels, at::kLong).to(device_);
+    inputs.class_labels = at::tensor(labels, at::kLong).to(device);
   }
   // Body regions as one-hot x 100, as NV-Generate feeds them (training and sampling).
   const auto region = [&](const std::vector<int>& r) {
@@ -114,7 +134,7 @@ UnetEmbeddingInputs LdmTask::embedding_inputs(const std::vector<std::array<doubl
     return (at::tensor(v, at::kFloat).view({1, static_cast<std::int64_t>(v.size())}) * 100.0)
         .expand({n, -1})
         .contiguous()
-        .to(device_);
+        .to(device);
   };
   if (u.include_top_region_index_input) inputs.top_region_index = region(g.top_region_index);
   if (u.include_bottom_region_index_input) inputs.bottom_region_index = region(g.bottom_region_index);
@@ -142,7 +162,7 @@ at::Tensor LdmTask::compute_loss(std::size_t, const StepBatch& step_batch, int, 
     std::vector<at::Tensor> n;
     std::vector<double> us;
     for (auto key : keys) {
-      auto [ui, ni] = keyed_draws(key, batch.sizes().slice(1));
+      auto [ui, ni] = keyed_diffusion_draws(key, batch.sizes().slice(1));
       us.push_back(ui);
       n.push_back(ni);
     }
@@ -170,24 +190,11 @@ ValidationResult LdmTask::validate(int rank, int world_size) {
   const double scale = read_scale_factor(job_.ldm.embedding_dir);
   at::NoGradGuard no_grad;
   unet_->eval();
-  // Fixed timesteps (u at 0.1 .. 0.9) and noise keyed on the latent: the metric
-  // moves only when the network does.
-  double total = 0;
-  for (std::size_t i = static_cast<std::size_t>(rank); i < val.size(); i += static_cast<std::size_t>(world_size)) {
-    auto x0 = (val[i].latent * scale).unsqueeze(0).to(device_);
-    const auto inputs = embedding_inputs({val[i].image_spacing}, {});
-    double sum = 0;
-    for (int k = 0; k < 5; ++k) {
-      auto [unused, noise] = keyed_draws(hash_keys({0x76616cull, i, static_cast<std::uint64_t>(k)}), x0.sizes());
-      (void)unused;
-      auto u = at::full({1}, 0.1 + 0.2 * k, at::TensorOptions().dtype(at::kDouble));
-      sum += diffusion_loss(x0, noise.to(device_), u, inputs).item<double>();
-    }
-    total += sum / 5;
-    ++r.count;
-  }
+  r = held_out_loss(val, scale, rank, world_size, device_, "val/diffusion_loss",
+                    [&](const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& u, std::size_t i) {
+                      return diffusion_loss(x0, noise, u, embedding_inputs({val[i].image_spacing}, {}));
+                    });
   unet_->train();
-  if (r.count > 0) r.metrics["val/diffusion_loss"] = total / r.count;
   return r;
 }
 

@@ -7,9 +7,11 @@
 // Also built by generate to restore the UNet from a checkpoint.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "config/job_spec.hpp"
+#include "diffusion/latent_files.hpp"
 #include "models/diffusion_model_unet.hpp"
 #include "train/task.hpp"
 
@@ -54,6 +56,26 @@ class LdmTask : public Task {
   c10::Device device_{c10::kCPU};
   LatentBatchLoader* source_ = nullptr;  // owned by the trainer's TrainingData; outlives every compute_loss call
 };
+
+// A sample's uniform number (its timestep) and Gaussian noise of `shape`
+// from its key: the same whatever the ranks or batch size.
+std::pair<double, at::Tensor> keyed_diffusion_draws(std::uint64_t key, at::IntArrayRef shape);
+
+// The held-out loss of a diffusion network, this rank's share of `val`: each
+// latent (times `scale`) at five fixed timesteps (u = 0.1 .. 0.9) with noise
+// keyed on the latent, so the metric moves only when the network does.
+// `loss(x0, noise, u, index into val)` is one evaluation; `metric` names the mean.
+using HeldOutLoss =
+    std::function<at::Tensor(const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& u, std::size_t item)>;
+ValidationResult held_out_loss(const std::vector<LatentRecord>& val, double scale, int rank, int world_size,
+                               const c10::Device& device, const std::string& metric, const HeldOutLoss& loss);
+
+// The UNet's conditioning inputs for samples of these image spacings (mm):
+// spacing x 100, the class label generate.modality (with NV-Generate's
+// augmentation drawn from each sample's key when `keys` are given) and the
+// body regions x 100, each where model.diffusion_unet takes it.
+UnetEmbeddingInputs unet_embedding_inputs(const JobSpec& job, const std::vector<std::array<double, 3>>& spacings,
+                                          const std::vector<std::uint64_t>& keys, const c10::Device& device);
 
 // NV-Generate's augment_modality_label, drawn from a sample's key: with
 // probability 0.1 a CT variant (2-7) becomes plain CT (1) and an MR contrast

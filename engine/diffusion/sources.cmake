@@ -3,6 +3,7 @@
 # Its networks are in models/, its samplers in schedulers/.
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/controlnet_guidance.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/controlnet_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/encode_stage.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generate_stage.cpp
   ${CMAKE_CURRENT_LIST_DIR}/latent_autoencoder.cpp

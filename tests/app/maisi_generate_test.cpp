@@ -82,6 +82,26 @@ class MaisiGenerateTest : public QObject {
              QStringLiteral("/runs/maisi-rflow-ct-20261201-090507"));
   }
 
+  // Issue 34: the MR contrast and the guidance scale reach generate as job
+  // overrides; left at "the model's" (below 0) they are not passed, so
+  // import-maisi's choice for the model (rflow-mr: 9 and 15) stands.
+  void modality_and_guidance_are_overrides_only_when_chosen() {
+    MaisiGenerateRequest r;
+    r.folder = "/data/NV-Generate-CTMR";
+    r.model = "rflow-mr";
+    r.run_dir = "/runs/mr";
+    QVERIFY(!maisi_generate_arguments(r).join(' ').contains("generate.modality"));
+    QVERIFY(!maisi_generate_arguments(r).join(' ').contains("guidance"));
+    r.modality = 10;
+    r.guidance_scale = 7.5;
+    const QStringList args = maisi_generate_arguments(r);
+    QVERIFY2(args.contains("generate.modality=10"), qPrintable(args.join(' ')));
+    QVERIFY2(args.contains("generate.guidance_scale=7.5"), qPrintable(args.join(' ')));
+    r.guidance_scale = 0;  // 0 is a choice: guidance off
+    QVERIFY(maisi_generate_arguments(r).contains("generate.guidance_scale=0"));
+    QVERIFY(!r.validate().join('\n').contains("guidance_scale"));
+  }
+
   void a_folder_without_models_or_configs_is_refused_by_name() {
     const QString bare = dir_.filePath("bare");
     t::write_all(bare + "/configs/config_network_rflow.json", "{}");

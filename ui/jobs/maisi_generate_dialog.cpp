@@ -132,6 +132,23 @@ QFormLayout* MaisiGenerateDialog::build_inputs(const QString& runs_dir, int proc
   apply_range(images_, images_field);
   images_->setValue(defaults.num_images);
   if (images_->minimum() == 0) images_->setSpecialValueText(tr("one per process"));
+  // Modality and guidance: "the model's" below their field's range, which
+  // leaves import-maisi's choice (MR: 9 and 15) in place.
+  const app::JobField modality_field = field_of("generate.modality"),
+                      guidance_field = field_of("generate.guidance_scale");
+  modality_ = new QSpinBox(this);
+  modality_->setObjectName(QStringLiteral("maisi_modality"));
+  modality_->setRange(-1, 127);
+  modality_->setValue(defaults.modality);
+  modality_->setSpecialValueText(tr("the model's"));
+  modality_->setToolTip(modality_field.help + tr(" 1 = CT, 9 = MR T1, 10 = T2 (docs/maisi.md)."));
+  guidance_ = new QDoubleSpinBox(this);
+  guidance_->setObjectName(QStringLiteral("maisi_guidance"));
+  guidance_->setRange(-1.0, 50.0);
+  guidance_->setDecimals(1);
+  guidance_->setValue(defaults.guidance_scale);
+  guidance_->setSpecialValueText(tr("the model's"));
+  guidance_->setToolTip(guidance_field.help);
   processes_ = new QSpinBox(this);
   processes_->setObjectName(QStringLiteral("maisi_processes"));
   processes_->setRange(1, 64);
@@ -150,6 +167,8 @@ QFormLayout* MaisiGenerateDialog::build_inputs(const QString& runs_dir, int proc
   form->addRow(form_label(size_field), size_row);
   form->addRow(form_label(spacing_field), spacing_row);
   form->addRow(form_label(images_field), images_);
+  form->addRow(form_label(modality_field), modality_);
+  form->addRow(form_label(guidance_field), guidance_);
   form->addRow(tr("Processes:"), processes_);
   form->addRow(tr("Runs folder:"), runs_row);
   size_row->setToolTip(size_field.help);
@@ -207,6 +226,8 @@ void MaisiGenerateDialog::connect_inputs() {
     connect(spacing_[a], &QDoubleSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
   }
   connect(images_, &QSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
+  connect(modality_, &QSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
+  connect(guidance_, &QDoubleSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
   connect(processes_, &QSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
   connect(generate_, &QPushButton::clicked, this, &MaisiGenerateDialog::start);
   connect(stop_, &QPushButton::clicked, flow_, &app::MaisiGenerateFlow::cancel);
@@ -239,6 +260,8 @@ app::MaisiGenerateRequest MaisiGenerateDialog::request() const {
     r.spacing[static_cast<std::size_t>(a)] = spacing_[a]->value();
   }
   r.num_images = images_->value();
+  r.modality = modality_->value();
+  r.guidance_scale = guidance_->value() < 0 ? -1.0 : guidance_->value();
   r.nproc_per_node = processes_->value();
   const QString runs = runs_dir_->text().trimmed();
   if (!runs.isEmpty()) r.run_dir = app::default_maisi_run_dir(runs, r.model, QDateTime::currentDateTime());

@@ -48,6 +48,8 @@ class MaisiGenerateDialog : public QDialog {
   QSpinBox* size_box(int axis) const { return size_[axis]; }
   QDoubleSpinBox* spacing_box(int axis) const { return spacing_[axis]; }
   QSpinBox* images_box() const { return images_; }
+  QSpinBox* modality_box() const { return modality_; }
+  QDoubleSpinBox* guidance_box() const { return guidance_; }
   QSpinBox* processes_box() const { return processes_; }
   QPushButton* generate_button() const { return generate_; }
   QString problems_text() const;
@@ -74,6 +76,8 @@ class MaisiGenerateDialog : public QDialog {
   QSpinBox* size_[3] = {};
   QDoubleSpinBox* spacing_[3] = {};
   QSpinBox* images_ = nullptr;
+  QSpinBox* modality_ = nullptr;        // -1: the model's own (import-maisi's)
+  QDoubleSpinBox* guidance_ = nullptr;  // -1: the model's own
   QSpinBox* processes_ = nullptr;
   QLineEdit* runs_dir_ = nullptr;
   QLabel* problems_ = nullptr;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -149,6 +150,96 @@ TEST(MaisiTraining, AnImportedRunWithoutItsAutoencoderIsRefusedByField) {
   const auto empty = test::run_process({test::engine_binary(), "train", (dir / "empty").string()}, dir.path().string());
   EXPECT_EQ(empty.exit_code, 2) << empty.err;
   EXPECT_NE(empty.err.find("not an ldm run"), std::string::npos) << empty.err;
+}
+
+// Image/label pairs, named as generate --label writes them: a soft-tissue
+// ellipsoid (label 1) around a bone core (label 5) in air, at a position that
+// varies by case, 32 x 16 x 48 voxels of 4 mm.
+void write_pairs(const fs::path& folder, int cases) {
+  fs::create_directories(folder);
+  for (int c = 0; c < cases; ++c) {
+    Volume image = make_volume({32, 16, 48}, {4.0, 4.0, 4.0}), label = make_volume({32, 16, 48}, {4.0, 4.0, 4.0});
+    const double cx = 10 + 3 * (c % 4), cz = 16 + 4 * (c % 5);
+    for (std::size_t z = 0; z < 48; ++z)
+      for (std::size_t y = 0; y < 16; ++y)
+        for (std::size_t x = 0; x < 32; ++x) {
+          const double dx = double(x) - cx, dy = double(y) - 8.0, dz = double(z) - cz;
+          const int value = dx * dx / 9 + dy * dy / 9 + dz * dz / 16 < 1      ? 5
+                            : dx * dx / 64 + dy * dy / 25 + dz * dz / 100 < 1 ? 1
+                                                                              : 0;
+          label.at(x, y, z) = float(value);
+          image.at(x, y, z) = value == 5 ? 700.0f : value == 1 ? 40.0f : -900.0f;
+        }
+    write_volume(image, (folder / ("case" + std::to_string(c) + "_image.nii.gz")).string());
+    write_volume(label, (folder / ("case" + std::to_string(c) + "_label.nii.gz")).string());
+  }
+}
+
+// NV-Generate's train_controlnet: `train IMPORTED_RUN task=controlnet` on
+// image/label pairs, two ranks through launch. The ControlNet starts as a
+// copy of the released UNet's encoder (ldm.controlnet_init= ; its zero
+// convolutions make it change nothing at first) and learns against the
+// frozen UNet, whose file is never written and whose tensors are not in the
+// new checkpoint; `generate --label` then steers with it.
+TEST(MaisiTraining, AControlNetTrainsAgainstTheFrozenReleasedUnetAndSteersGeneration) {
+  test::TempDir dir("maisi-controlnet");
+  MaisiImportOptions o;
+  o.folder = (k_data / "maisi_folder").string();
+  o.out = (dir / "imported").string();
+  import_maisi(o);
+  const RunDirectory imported{o.out};
+  const std::string unet = imported.stage(k_diffusion_stage).last_checkpoint();
+  const std::string autoencoder = imported.stage(k_autoencoder_stage).last_checkpoint();
+  const std::string unet_before = file_bytes(unet), autoencoder_before = file_bytes(autoencoder);
+  write_pairs(dir / "pairs", 6);
+
+  const auto r = test::run_process(
+      {test::engine_binary(), "launch", "--nproc-per-node", "2", "train", o.out, "task=controlnet", "--data",
+       (dir / "pairs").string(), "data.patch_size=[16,16,16]", "data.size_multiple=16", "training.max_steps=40",
+       "training.lr=1e-2", "training.val_every_steps=10", "output.log_every_steps=1",
+       "ldm.controlnet_init=", "--runs-dir", (dir / "runs").string(), "--quiet"},
+      dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const RunDirectory run{only_run_in(dir / "runs").string()};
+  EXPECT_TRUE(file_bytes(unet) == unet_before) << "the frozen UNet's file changed";
+  EXPECT_TRUE(file_bytes(autoencoder) == autoencoder_before);
+  EXPECT_FALSE(fs::exists(run.stage(k_diffusion_stage).root)) << "a controlnet run trains no UNet";
+
+  // The held-out loss (fixed timesteps and noise) falls as the ControlNet learns.
+  const auto events = events_of(run.stage(k_controlnet_stage).events_file());
+  ASSERT_EQ(metric(events, "train/controlnet_loss").size(), 40u);
+  const auto val = metric(events, "val/controlnet_loss");
+  ASSERT_EQ(val.size(), 4u);
+  EXPECT_LT(val.back(), val.front()) << "the ControlNet did not learn";
+
+  // Only the ControlNet is in the checkpoint, and its zero convolutions left 0.
+  const TensorFile checkpoint = read_tensor_file(run.stage(k_controlnet_stage).last_checkpoint());
+  double zero_conv = 0;
+  for (const auto& [name, tensor] : checkpoint.tensors) {
+    EXPECT_EQ(name.find("unet"), std::string::npos) << name;
+    if (name.rfind("model.controlnet.controlnet_down_blocks.", 0) == 0) zero_conv += tensor.abs().sum().item<double>();
+  }
+  EXPECT_GT(zero_conv, 0.0);
+
+  // generate --label steers with it: the same seed without the label gives another image.
+  const fs::path label = dir / "pairs" / "case5_label.nii.gz";
+  auto g = test::run_process({test::engine_binary(), "generate", run.root, "--label", label.string(), "--base-seed",
+                              "3", "--output-dir", (dir / "steered").string()},
+                             dir.path().string());
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  g = test::run_process(
+      {test::engine_binary(), "generate", run.root, "--base-seed", "3", "generate.output_size=[32,16,48]",
+       "generate.spacing=[4,4,4]", "--output-dir", (dir / "plain").string()},
+      dir.path().string());
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  const Volume steered = read_volume((dir / "steered" / "sample_seed3_rank0_image.nii.gz").string());
+  const Volume plain = read_volume((dir / "plain" / "image_seed3_rank0.nii.gz").string());
+  ASSERT_EQ(steered.voxels.size(), plain.voxels.size());
+  float largest = 0;
+  for (std::size_t i = 0; i < plain.voxels.size(); ++i)
+    largest = std::max(largest, std::abs(steered.voxels[i] - plain.voxels[i]));
+  EXPECT_GT(largest, 0.1f)
+      << "HU: the trained ControlNet does not move the image (an untrained one moves it by exactly 0)";
 }
 
 }  // namespace

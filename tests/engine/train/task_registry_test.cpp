@@ -48,7 +48,8 @@ TEST(TaskRegistry, TheTrainersRegistryHoldsEveryTrainerTaskOfTheCatalog) {
     EXPECT_EQ(task->name(), name);
     EXPECT_EQ(dynamic_cast<VolumeScoring*>(task.get()) != nullptr, traits.reconstructs_volumes) << name;
   }
-  EXPECT_EQ(tasks.missing(), std::vector<std::string>{"ldm"}) << "train/ adds no pipeline; cli/engine_tasks adds ldm";
+  EXPECT_EQ(tasks.missing(), (std::vector<std::string>{"ldm", "controlnet"}))
+      << "train/ adds no pipeline; cli/engine_tasks adds them";
 }
 
 TEST(TaskRegistry, PipelinesAndUnknownNamesAreRefusedWithTheirReason) {
@@ -71,9 +72,9 @@ TEST(TaskRegistry, FactoriesOnlyUnderCatalogNamesOfTheirKindAndOnce) {
 }
 
 TEST(TaskCatalog, TraitsTheVerbsAskAbout) {
-  EXPECT_EQ(task_names(), (std::vector<std::string>{"autoencoder", "ldm", "vqgan", "survival"}));
+  EXPECT_EQ(task_names(), (std::vector<std::string>{"autoencoder", "ldm", "controlnet", "vqgan", "survival"}));
   EXPECT_EQ(task_names_with(&TaskTraits::reconstructs_volumes, " and "), "autoencoder and vqgan");
-  EXPECT_EQ(task_names_with(&TaskTraits::generates_volumes, " or "), "ldm");
+  EXPECT_EQ(task_names_with(&TaskTraits::generates_volumes, " or "), "ldm or controlnet");
   ASSERT_NE(find_task("survival"), nullptr);
   EXPECT_TRUE(find_task("survival")->reads_outcome_labels);
   EXPECT_EQ(find_task("gan"), nullptr);
