@@ -415,6 +415,10 @@ std::vector<JobFieldRow> table() {
       {.path = "ldm.encode_tile", .label = "Encode in tiles", .group = "Latent diffusion",
        .help = "Encode each volume in overlapping latent tiles of this edge (bounds memory on whole CTs: 512x512x256 "
                "needs ~4 GB at 32); 0 = whole.", .range = at_least(0), .advanced = true},
+      {.path = "ldm.embedding_layout", .label = "Embedding layout", .group = "Latent diffusion",
+       .help = "medsynth: latents as .safetensors; maisi: also NV-Generate-CTMR's <id>_emb.nii.gz and its .json, "
+               "which NVIDIA's diff_model_train.py reads (xyz / MAISI networks only).",
+       .choices = {"medsynth", "maisi"}, .advanced = true},
       // generate
       {.path = "generate.num_images", .label = "Images to generate", .group = "Latent diffusion",
        .help = "0: one per process; more are handed out round robin.", .range = at_least(0)},

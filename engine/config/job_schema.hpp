@@ -226,6 +226,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("scale_factor", l.scale_factor);
     v.field("encode_sample", l.encode_sample);
     v.field("encode_tile", l.encode_tile);
+    v.field("embedding_layout", l.embedding_layout);
   });
   v.section("generate", [&] {
     auto& g = job.generate;

@@ -203,6 +203,9 @@ struct LdmSpec {
   double scale_factor = 0.0;           // latent scale; 0: 1/std of the encoded latents (MAISI)
   bool encode_sample = false;          // store a sample of q(z|x) instead of its mean
   int encode_tile = 0;                 // encode in overlapping tiles of this latent edge (bounds memory on whole CTs); 0: whole
+  // medsynth: <id>_emb.safetensors + .json; maisi: also NV-Generate-CTMR's
+  // <id>_emb.nii.gz ([X, Y, Z, C]) + <id>_emb.nii.gz.json (xyz networks only)
+  std::string embedding_layout = "medsynth";
 
   bool operator==(const LdmSpec&) const = default;
 };

@@ -8,6 +8,7 @@
 #include "config/job_data_paths.hpp"
 #include "config/job_field_checks.hpp"
 #include "config/job_loader.hpp"
+#include "config/maisi_models.hpp"
 #include "config/task_catalog.hpp"
 #include "config/validation_checks.hpp"
 
@@ -115,6 +116,19 @@ void check_latent_diffusion(const JobSpec& job, Checks& c, std::vector<FieldErro
   const auto& g = job.generate;
   const auto& u = job.model.diffusion_unet;
   if (u.num_class_embeds > 0) c.within("generate.modality", g.modality, 0, u.num_class_embeds - 1);
+  // NV-Generate's files hold MONAI's [X, Y, Z, C] latents, which only xyz
+  // networks make; and its training script looks the modality up by name.
+  if (job.ldm.embedding_layout == "maisi") {
+    if (job.model.tensor_axes != "xyz")
+      c.fail("ldm.embedding_layout",
+             "maisi writes NV-Generate's [X, Y, Z, C] latents of MONAI's axis order; it needs "
+             "xyz (MAISI) networks (model.tensor_axes is " +
+                 job.model.tensor_axes + ")");
+    else if (u.num_class_embeds > 0 && maisi_modality_name(g.modality).empty())
+      c.fail("generate.modality", std::to_string(g.modality) +
+                                      " has no name in NV-Generate's modality_mapping.json, which "
+                                      "ldm.embedding_layout: maisi writes (docs/maisi.md has the table)");
+  }
   if (g.guidance_scale > 0 && u.num_class_embeds <= 0)
     c.fail("generate.guidance_scale",
            "guides toward the class label; this UNet has none (model.diffusion_unet.num_class_embeds is 0)");

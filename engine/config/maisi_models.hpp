@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace medsynth {
@@ -25,6 +26,38 @@ inline const std::string& default_maisi_model() { return maisi_model_names().fro
 inline constexpr int k_maisi_modality_ct = 1;
 inline constexpr int k_maisi_modality_mri_t1 = 9;
 inline constexpr bool is_maisi_mr_modality(int code) { return code >= 8; }
+
+// The names NV-Generate's configs/modality_mapping.json gives the class
+// labels: its dataset JSONs (<image>_emb.nii.gz.json) hold the name, and its
+// diff_model_train.py looks the code up by it. "" for a code it has no name
+// for (4-7, 18, 19, 21-28 and above 33).
+inline std::string maisi_modality_name(int code) {
+  static const std::pair<int, const char*> names[] = {
+      {0, "unknown"},
+      {1, "ct"},
+      {2, "ct_wo_contrast"},
+      {3, "ct_contrast"},
+      {8, "mri"},
+      {9, "mri_t1"},
+      {10, "mri_t2"},
+      {11, "mri_flair"},
+      {12, "mri_pd"},
+      {13, "mri_dwi"},
+      {14, "mri_adc"},
+      {15, "mri_ssfp"},
+      {16, "mri_mra"},
+      {17, "mri_t1c"},
+      {20, "mri_swi"},
+      {29, "mri_t1_skull_stripped"},
+      {30, "mri_t2_skull_stripped"},
+      {31, "mri_flair_skull_stripped"},
+      {32, "mri_swi_skull_stripped"},
+      {33, "mri_mra_skull_stripped"},
+  };
+  for (const auto& [c, name] : names)
+    if (c == code) return name;
+  return {};
+}
 
 inline bool is_maisi_mr_model(const std::string& model) { return model.rfind("rflow-mr", 0) == 0; }
 

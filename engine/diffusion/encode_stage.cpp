@@ -10,10 +10,13 @@
 
 #include "core/volume_file_names.hpp"
 #include "data/preprocess.hpp"
+#include "config/maisi_models.hpp"
+#include "core/error.hpp"
 #include "data/volume_dataset.hpp"
 #include "data/volume_tensor.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "diffusion/latent_files.hpp"
+#include "diffusion/maisi_embedding_files.hpp"
 #include "dist/process_group.hpp"
 #include "events/run_logger.hpp"
 #include "state/device_choice.hpp"
@@ -54,7 +57,26 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
   const int world = o.dist ? o.dist->world_size() : 1;
   const c10::Device device = o.dist ? o.dist->device() : training_device(job.training.device, 0);
   EncodeSummary summary;
-  {
+  // A folder of NV-Generate's own embeddings is the training input as it is:
+  // nothing is encoded into it (the scale factor below is still computed).
+  const bool given = holds_only_maisi_embeddings(o.embedding_dir);
+  if (given) {
+    if (job.model.tensor_axes != "xyz")
+      throw UsageError("ldm.embedding_dir: " + o.embedding_dir +
+                       " holds NV-Generate's [X, Y, Z, C] latents (*_emb.nii.gz), "
+                       "MONAI's axis order; they train xyz (MAISI) networks only (model.tensor_axes is " +
+                       job.model.tensor_axes + ")");
+    if (o.logger) o.logger->info("reading NV-Generate's embeddings in " + o.embedding_dir + "; nothing to encode");
+  }
+  const bool maisi_layout = job.ldm.embedding_layout == "maisi";
+  MaisiEmbeddingInfo maisi;
+  if (maisi_layout) {
+    const auto& u = job.model.diffusion_unet;
+    maisi.modality = maisi_modality_name(job.generate.modality);
+    if (u.include_top_region_index_input) maisi.top_region_index = job.generate.top_region_index;
+    if (u.include_bottom_region_index_input) maisi.bottom_region_index = job.generate.bottom_region_index;
+  }
+  if (!given) {
     AutoencoderKL ae = load_autoencoder(job, o.autoencoder_checkpoint, device);
     at::NoGradGuard no_grad;
     std::size_t position = 0;  // over train then val, so the split among ranks covers both
@@ -76,7 +98,8 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
         const std::string id = split + "-" + data.id(i);
         if (o.with_labels && !fs::exists(label_path(o.embedding_dir, id)))
           write_label_of(job, data, i, o.embedding_dir, id);
-        if (fs::exists(latent_path(o.embedding_dir, id))) {
+        if (fs::exists(latent_path(o.embedding_dir, id)) &&
+            (!maisi_layout || maisi_embedding_exists(o.embedding_dir, id))) {
           ++summary.skipped;
           progress();
           continue;
@@ -103,7 +126,14 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
                         static_cast<std::int64_t>(image.size[2])};
         r.stored = job.ldm.encode_sample ? "sample" : "mean";
         r.latent = z.squeeze(0).to(at::kCPU, at::kFloat);
+        // medsynth's file first: a folder with a .safetensors is never taken
+        // for one of NV-Generate's (holds_only_maisi_embeddings).
         write_latent(o.embedding_dir, r);
+        if (maisi_layout) {
+          maisi.origin = image.origin;
+          maisi.direction = image.direction;
+          write_maisi_embedding(o.embedding_dir, r, maisi);
+        }
         ++summary.written;
         progress();
         if (o.logger) o.logger->info("encoded " + id + " -> latent " + std::to_string(r.latent.size(0)) + "x" + std::to_string(r.latent.size(1)) + "x" +

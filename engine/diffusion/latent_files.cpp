@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "diffusion/maisi_embedding_files.hpp"
 #include "run/run_directory.hpp"
 #include "state/tensor_file.hpp"
 #include "core/bounded_json.hpp"
@@ -56,6 +57,7 @@ std::vector<LatentRecord> read_latents(const std::string& dir, const std::string
   }
   std::sort(files.begin(), files.end());
   std::vector<LatentRecord> out;
+  if (files.empty() && holds_only_maisi_embeddings(dir)) out = read_maisi_embeddings(dir, split);
   for (const auto& path : files) {
     const std::string json_path = path.substr(0, path.size() - std::string(".safetensors").size()) + ".json";
     const auto meta = read_json(json_path);
@@ -74,9 +76,12 @@ std::vector<LatentRecord> read_latents(const std::string& dir, const std::string
     auto it = file.tensors.find("latent");
     if (it == file.tensors.end() || it->second.dim() != 4) throw DataError(path, "holds no 4-D tensor named 'latent'");
     r.latent = it->second;
+    r.file = path;
     out.push_back(std::move(r));
   }
-  if (out.empty()) throw DataError(dir, "holds no " + (split.empty() ? std::string() : split + " ") + "latents (*" + suffix + ")");
+  if (out.empty())
+    throw DataError(dir, "holds no " + (split.empty() ? std::string() : split + " ") + "latents (*" + suffix +
+                             ", or NV-Generate's *_emb.nii.gz)");
   return out;
 }
 

@@ -3,7 +3,8 @@
 // (<id>_emb.safetensors + <id>_emb.json), and scale_factor.json for the
 // whole folder. Latents are stored as float32 safetensors [C, Z, Y, X]
 // (MAISI writes a 4D NIfTI; a tensor file keeps all channels exact and
-// reads by name, docs/latent-diffusion.md). Written by the encode stage,
+// reads by name, docs/latent-diffusion.md; ldm.embedding_layout: maisi adds
+// that NIfTI, maisi_embedding_files.hpp). Written by the encode stage,
 // read by the LDM task and by generate (the scale factor).
 #pragma once
 
@@ -21,8 +22,9 @@ struct LatentRecord {
   std::array<double, 3> image_spacing{1, 1, 1};  // mm, of the encoded image
   std::array<std::int64_t, 3> image_size{0, 0, 0};  // voxels x, y, z
   std::string stored = "mean";          // "mean" | "sample" of q(z|x)
-  at::Tensor latent;                    // [C, Z, Y, X] float32, CPU (unscaled)
+  at::Tensor latent;                    // [C, Z, Y, X] float32, CPU (unscaled); [C, X, Y, Z] for xyz networks
   at::Tensor condition;                 // task controlnet: the label map [1, image axes], undefined otherwise
+  std::string file;                     // what it was read from (for messages); "" when built in memory
 };
 
 std::string latent_path(const std::string& dir, const std::string& id);
@@ -30,8 +32,9 @@ std::string latent_path(const std::string& dir, const std::string& id);
 // Writes the latent and its .json atomically.
 void write_latent(const std::string& dir, const LatentRecord& record);
 // Reads every <id>_emb.safetensors of `dir` whose .json says `split` ("" = all),
-// sorted by id. DataError naming the file for a malformed pair; DataError when
-// the folder holds none.
+// sorted by id. A folder with none of those but NV-Generate's *_emb.nii.gz is
+// read in that layout instead (maisi_embedding_files.hpp). DataError naming
+// the file for a malformed pair; DataError when the folder holds none.
 std::vector<LatentRecord> read_latents(const std::string& dir, const std::string& split);
 
 void write_scale_factor(const std::string& dir, double scale_factor, double latent_std);

@@ -79,16 +79,25 @@ std::unique_ptr<TrainingData> LdmTask::make_data(const RunShard& shard) {
   o.world_size = shard.world_size;
   o.scale_factor = read_scale_factor(job_.ldm.embedding_dir);
   auto latents = read_latents(job_.ldm.embedding_dir, "train");
+  for (const auto& r : latents) {
+    if (r.latent.size(0) != job_.model.autoencoder.latent_channels)
+      throw DataError(r.file, "has " + std::to_string(r.latent.size(0)) +
+                                  " channels; model.autoencoder.latent_channels is " +
+                                  std::to_string(job_.model.autoencoder.latent_channels));
+    // NV-Generate's files hold MONAI's [X, Y, Z, C]: only xyz networks learn from them.
+    if (r.file.ends_with(".nii.gz") && job_.model.tensor_axes != "xyz")
+      throw UsageError("ldm.embedding_dir: " + r.file +
+                       " is NV-Generate's [X, Y, Z, C] latent, MONAI's axis order; it "
+                       "trains xyz (MAISI) networks only (model.tensor_axes is " +
+                       job_.model.tensor_axes + ")");
+  }
   const auto& first = latents.front().latent;
-  if (first.size(0) != job_.model.autoencoder.latent_channels)
-    throw DataError(latent_path(job_.ldm.embedding_dir, latents.front().id),
-                    "has " + std::to_string(first.size(0)) + " channels; model.autoencoder.latent_channels is " +
-                        std::to_string(job_.model.autoencoder.latent_channels));
   const std::int64_t factor = std::int64_t{1} << (job_.model.diffusion_unet.channels.size() - 1);
   for (int d = 1; d < 4; ++d)
     if (first.size(d) % factor != 0)
-      throw DataError(latent_path(job_.ldm.embedding_dir, latents.front().id),
-                      "latent size " + std::to_string(first.size(d)) + " is not divisible by " + std::to_string(factor) +
+      throw DataError(latents.front().file,
+                      "latent size " + std::to_string(first.size(d)) + " is not divisible by " +
+                          std::to_string(factor) +
                           " (the UNet's downsampling); change the image size or model.diffusion_unet.channels");
   const std::int64_t voxels_per_sample = first.numel();
   auto loader = std::make_unique<LatentBatchLoader>(std::move(latents), o);

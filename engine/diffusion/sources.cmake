@@ -11,6 +11,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/latent_files.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ldm_pipeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ldm_task.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/maisi_embedding_files.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_import.cpp)
 # Provenance in generated files: no LibTorch, so the console links it too.
 target_sources(medsynth_provenance PRIVATE

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "volume/channel_volume_io.hpp"
 #include "volume/volume.hpp"
 #include "volume/volume_io.hpp"
 
@@ -23,6 +24,11 @@ Volume read_nifti(const std::string& path);
 // Writes float32 NIfTI to exactly `path` (not atomic: the caller renames).
 // Throws RuntimeError(path: reason) on any ITK failure.
 void write_nifti(const Volume& volume, const std::string& path);
+
+// The same for a 4D file with channels on the 4th axis (check_nifti_channel_file
+// accepted it; channel_volume_io.cpp). Same errors as read_nifti / write_nifti.
+ChannelVolume read_nifti_channels(const std::string& path);
+void write_nifti_channels(const ChannelVolume& volume, const std::string& path);
 
 // The text-header formats ITK reads itself: NRRD (.nrrd, .nhdr + data file)
 // and MetaImage (.mha, .mhd + data file).

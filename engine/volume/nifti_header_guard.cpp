@@ -69,7 +69,8 @@ constexpr std::size_t k_chunk_bytes = 256 * 1024;
 
 class Guard {
  public:
-  Guard(const std::string& path, const VolumeReadOptions& options) : path_(path), options_(options) {}
+  Guard(const std::string& path, const VolumeReadOptions& options, bool channel_axis)
+      : path_(path), options_(options), channel_axis_(channel_axis) {}
 
   NiftiHeaderInfo run();
 
@@ -90,6 +91,7 @@ class Guard {
 
   std::string path_;
   VolumeReadOptions options_;
+  bool channel_axis_ = false;  // dim[4] holds channels (check_nifti_channel_file)
   NiftiHeaderInfo info_;
   int header_size_ = 0;
 };
@@ -158,11 +160,14 @@ void Guard::check_shape(const RawHeader& h) {
   if (h.dim[0] < 3)
     fail("has " + std::to_string(h.dim[0]) + " dimension" + (h.dim[0] == 1 ? "" : "s") +
          " (" + dims_text(h) + "); only 3D volumes are read");
-  for (int i = 4; i <= h.dim[0]; ++i)
+  const int first_extra = channel_axis_ ? 5 : 4;
+  for (int i = first_extra; i <= h.dim[0]; ++i)
     if (h.dim[i] > 1)
       fail("is a " + std::to_string(h.dim[0]) + "D image (" + dims_text(h) + ", dim[" + std::to_string(i) +
-           "] = " + std::to_string(h.dim[i]) + "); only 3D volumes are read");
+           "] = " + std::to_string(h.dim[i]) + "); only " +
+           (channel_axis_ ? "3D volumes with channels on the 4th axis" : "3D volumes") + " are read");
   info_.ndim = static_cast<int>(h.dim[0]);
+  if (channel_axis_ && h.dim[0] >= 4) info_.channels = h.dim[4];
   for (int i = 0; i < 3; ++i) info_.size[i] = h.dim[i + 1];
 }
 
@@ -367,7 +372,11 @@ NiftiHeaderInfo Guard::run() {
 }  // namespace
 
 NiftiHeaderInfo check_nifti_file(const std::string& path, const VolumeReadOptions& options) {
-  return Guard(path, options).run();
+  return Guard(path, options, false).run();
+}
+
+NiftiHeaderInfo check_nifti_channel_file(const std::string& path, const VolumeReadOptions& options) {
+  return Guard(path, options, true).run();
 }
 
 std::string nifti_datatype_name(int datatype) {

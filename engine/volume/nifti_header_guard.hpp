@@ -9,7 +9,8 @@
 //
 // Policy (what is an error, what a warning):
 //  - errors (DataError): not NIfTI (size, magic), .hdr/.img pairs ("ni1"/"ni2"),
-//    dim[0] outside 1..7, a used dim <= 0, more than 3 axes longer than 1, fewer
+//    dim[0] outside 1..7, a used dim <= 0, more than 3 axes longer than 1 (for
+//    check_nifti_channel_file: more than 4, the 4th being channels), fewer
 //    than 3 axes, voxel count or byte count over the caps (or overflowing),
 //    unknown datatype, bitpix not matching it, non-scalar datatypes
 //    (complex, RGB, binary), pixdim[1..3] not finite and > 0, scl_slope or
@@ -51,6 +52,7 @@ struct NiftiHeaderInfo {
   int ndim = 3;                    // dim[0]
   std::array<std::int64_t, 3> size{0, 0, 0};  // dim[1..3]
   std::array<double, 3> spacing{1, 1, 1};     // pixdim[1..3]
+  std::int64_t channels = 1;                  // dim[4] for check_nifti_channel_file, else 1
   int datatype = 0;                // NIFTI_TYPE_* code
   int bitpix = 0;
   std::uint64_t vox_offset = 0;    // where the voxel data starts
@@ -67,6 +69,11 @@ struct NiftiHeaderInfo {
 // Checks `path` as described above; returns what it found or throws
 // DataError(path, reason). Never allocates more than a small fixed buffer.
 NiftiHeaderInfo check_nifti_file(const std::string& path, const VolumeReadOptions& options = {});
+// The same checks for a 3D volume with channels on the 4th axis ([X, Y, Z, C],
+// as NV-Generate stores latents): dim[4] > 1 is accepted, a 5th axis longer
+// than 1 is not. Kept apart from check_nifti_file so that a 3D reader never
+// takes channel 0 of a 4D file silently. The caps count every channel.
+NiftiHeaderInfo check_nifti_channel_file(const std::string& path, const VolumeReadOptions& options = {});
 
 // The name of a NIfTI datatype code ("int16", "float32", ...) or "unknown".
 std::string nifti_datatype_name(int datatype);

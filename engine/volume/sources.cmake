@@ -5,9 +5,11 @@
 # readers set their ImageIO explicitly instead.
 target_sources(medsynth_volume PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/atomic_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/channel_volume_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dicom_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dicom_file_guard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dicom_series.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/itk_channel_volume_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_dicom_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_dicom_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_nifti_io.cpp

@@ -1,0 +1,227 @@
+// Embeddings in NVIDIA NV-Generate-CTMR's layout (issue 34, item 2): the
+// encode stage of an imported MAISI run writes <id>_emb.nii.gz ([X, Y, Z, C]
+// float32) and <id>_emb.nii.gz.json beside medsynth's own files when
+// ldm.embedding_layout is maisi, and a folder holding only such files (as
+// NV-Generate's diff_model_create_training_data.py and its tutorial leave
+// them, in subfolders that mirror the images') is training input as it is.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "diffusion/latent_files.hpp"
+#include "diffusion/maisi_import.hpp"
+#include "run/run_directory.hpp"
+#include "state/tensor_file.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
+#include "volume/channel_volume_io.hpp"
+#include "volume/nifti_header_guard.hpp"
+#include "volume/volume_io.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth {
+namespace {
+
+const fs::path k_data = MEDSYNTH_DIFFUSION_TEST_DATA;
+
+std::string import_run(const test::TempDir& dir) {
+  MaisiImportOptions o;
+  o.folder = (k_data / "maisi_folder").string();
+  o.out = (dir / "imported").string();
+  import_maisi(o);
+  return o.out;
+}
+
+// Phantoms of 32 x 16 x 48 voxels: latents [4, 8, 4, 12] in x, y, z, so a
+// transposed axis shows in the shape.
+std::vector<std::string> train_args(const std::string& run, const test::TempDir& dir, std::vector<std::string> more) {
+  std::vector<std::string> args{test::engine_binary(),
+                                "train",
+                                run,
+                                "data.phantom_size=[32,16,48]",
+                                "data.patch_size=[16,16,16]",
+                                "data.size_multiple=16",
+                                "data.num_train=4",
+                                "data.num_val=2",
+                                "output.log_every_steps=1",
+                                "--runs-dir",
+                                (dir / "runs").string(),
+                                "--quiet"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+fs::path only_run_in(const fs::path& runs_dir) {
+  std::vector<fs::path> runs;
+  for (const auto& e : fs::directory_iterator(runs_dir)) runs.push_back(e.path());
+  EXPECT_EQ(runs.size(), 1u);
+  return runs.empty() ? fs::path() : runs.front();
+}
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+std::size_t count_metric(const fs::path& events, const std::string& name) {
+  std::size_t n = 0;
+  std::ifstream in(events);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const auto e = nlohmann::json::parse(line);
+    n += e.value("type", "") == "metric" && e.value("name", "") == name ? 1 : 0;
+  }
+  return n;
+}
+
+// A [C, X, Y, Z] latent as NV-Generate saves it: nibabel's [X, Y, Z, C], x fastest.
+void write_nv_generate_embedding(const fs::path& path, const at::Tensor& latent, const nlohmann::json& meta) {
+  fs::create_directories(path.parent_path());
+  const auto data = latent.permute({0, 3, 2, 1}).contiguous();
+  ChannelVolume v;
+  v.channels = static_cast<std::size_t>(latent.size(0));
+  for (int a = 0; a < 3; ++a) v.size[static_cast<std::size_t>(a)] = static_cast<std::size_t>(latent.size(a + 1));
+  v.spacing = {1.5, 1.2, 2.0};
+  v.voxels.assign(data.data_ptr<float>(), data.data_ptr<float>() + data.numel());
+  write_channel_volume(v, path.string());
+  if (!meta.is_null()) std::ofstream(path.string() + ".json") << meta.dump(4);
+}
+
+TEST(MaisiEmbeddings, TheEncodeStageAlsoWritesNvGeneratesLayoutEqualToItsLatents) {
+  test::TempDir dir("maisi-embeddings-write");
+  const std::string imported = import_run(dir);
+  const auto r = test::run_process(train_args(imported, dir, {"training.max_steps=2", "ldm.embedding_layout=maisi"}),
+                                   dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const RunDirectory run{only_run_in(dir / "runs").string()};
+
+  std::size_t checked = 0;
+  for (const auto& e : fs::directory_iterator(run.embedding_dir())) {
+    const std::string name = e.path().filename().string();
+    if (!name.ends_with("_emb.safetensors")) continue;
+    const std::string id = name.substr(0, name.size() - std::string("_emb.safetensors").size());
+    const at::Tensor ours = read_tensor_file(e.path().string()).tensors.at("latent");
+    ASSERT_EQ(ours.sizes().vec(), (std::vector<std::int64_t>{4, 8, 4, 12})) << name;
+    const fs::path nifti = fs::path(run.embedding_dir()) / (id + "_emb.nii.gz");
+    ASSERT_TRUE(fs::exists(nifti)) << nifti;
+
+    // 4D, channels last, float32: NV-Generate's file.
+    const NiftiHeaderInfo header = check_nifti_channel_file(nifti.string());
+    EXPECT_EQ(header.ndim, 4) << nifti;
+    EXPECT_EQ(header.channels, 4) << nifti;
+    EXPECT_EQ(header.size, (std::array<std::int64_t, 3>{8, 4, 12})) << nifti;
+    EXPECT_EQ(nifti_datatype_name(header.datatype), "float32") << nifti;
+    // Voxel (x, y, z) of channel c is latent[c][x][y][z], exactly.
+    const ChannelVolume v = read_channel_volume(nifti.string());
+    const auto back =
+        at::from_blob(const_cast<float*>(v.voxels.data()), {4, 12, 4, 8}, at::kFloat).permute({0, 3, 2, 1});
+    EXPECT_TRUE(at::equal(back, ours)) << nifti << ": max difference " << (back - ours).abs().max().item<double>();
+
+    // The JSON NV-Generate's diff_model_train.py reads beside it; the
+    // NIfTI carries the encoded image's spacing, as NV-Generate's does.
+    const auto meta = read_json(nifti.string() + ".json");
+    const auto own = read_json(fs::path(run.embedding_dir()) / (id + "_emb.json"));
+    EXPECT_EQ(meta.at("spacing"), own.at("image_spacing")) << nifti;
+    EXPECT_EQ(meta.at("dim"), own.at("image_size")) << nifti;
+    EXPECT_EQ(meta.at("modality"), "ct") << nifti;
+    EXPECT_EQ(meta.at("split"), own.at("split")) << nifti;
+    EXPECT_FALSE(meta.contains("top_region_index")) << "the miniature UNet takes no body region";
+    for (int a = 0; a < 3; ++a)
+      EXPECT_NEAR(v.spacing[static_cast<std::size_t>(a)], meta.at("spacing")[static_cast<std::size_t>(a)].get<double>(),
+                  1e-5);
+
+    // The 3D reader does not take channel 0 of it silently.
+    try {
+      read_volume(nifti.string());
+      ADD_FAILURE() << "read_volume read a 4D file";
+    } catch (const DataError& err) {
+      EXPECT_NE(std::string(err.what()).find("4D"), std::string::npos) << err.what();
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6u) << "4 training and 2 held-out phantoms";
+}
+
+TEST(MaisiEmbeddings, AFolderOfNvGeneratesFilesTrainsAsItIs) {
+  test::TempDir dir("maisi-embeddings-read");
+  const std::string imported = import_run(dir);
+  // As NV-Generate's tutorial writes them: subfolders mirroring the images,
+  // JSON with dim, spacing and modality and no split (so: training data);
+  // one with medsynth's "split": "val" is held out.
+  const fs::path folder = dir / "embeddings";
+  const auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
+  for (int i = 0; i < 4; ++i) {
+    nlohmann::json meta{{"dim", {8, 4, 12}}, {"spacing", {1.5, 1.2, 2.0}}, {"modality", "ct"}};
+    if (i == 3) meta["split"] = "val";
+    write_nv_generate_embedding(folder / "Task09" / "imagesTr" / ("case_" + std::to_string(i) + "_emb.nii.gz"),
+                                at::randn({4, 8, 4, 12}, gen), meta);
+  }
+  const auto train = read_latents(folder.string(), "train");
+  ASSERT_EQ(train.size(), 3u);
+  EXPECT_EQ(train.front().id, "Task09/imagesTr/case_0");
+  EXPECT_EQ(read_latents(folder.string(), "val").size(), 1u);
+
+  const auto r = test::run_process(
+      train_args(imported, dir, {"training.max_steps=3", "ldm.embedding_dir=" + folder.string()}), dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const RunDirectory run{only_run_in(dir / "runs").string()};
+  EXPECT_EQ(count_metric(run.stage(k_diffusion_stage).events_file(), "train/diffusion_loss"), 3u);
+  // Nothing was encoded into NVIDIA's folder; the latent scale was added.
+  for (const auto& e : fs::recursive_directory_iterator(folder))
+    EXPECT_FALSE(e.path().string().ends_with(".safetensors")) << e.path();
+  EXPECT_TRUE(fs::exists(folder / "scale_factor.json"));
+}
+
+TEST(MaisiEmbeddings, AnUnusableFolderIsRefusedNamingTheFile) {
+  test::TempDir dir("maisi-embeddings-bad");
+  // A 3D NIfTI where a 4D one belongs.
+  const fs::path flat = dir / "flat";
+  fs::create_directories(flat);
+  write_volume(make_volume({8, 4, 12}), (flat / "a_emb.nii.gz").string());
+  std::ofstream((flat / "a_emb.nii.gz.json").string()) << R"({"spacing": [1, 1, 1]})";
+  try {
+    read_latents(flat.string(), "train");
+    ADD_FAILURE() << "a 3D file was read as a latent";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.path(), (flat / "a_emb.nii.gz").string());
+    EXPECT_NE(e.reason().find("3D"), std::string::npos) << e.what();
+  }
+  // A latent without its JSON.
+  const fs::path bare = dir / "bare";
+  write_nv_generate_embedding(bare / "a_emb.nii.gz", at::zeros({4, 8, 4, 12}), nullptr);
+  try {
+    read_latents(bare.string(), "");
+    ADD_FAILURE() << "a latent without its JSON was read";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.path(), (bare / "a_emb.nii.gz.json").string()) << e.what();
+  }
+
+  // Three channels for a four-channel autoencoder; and the maisi layout for
+  // zyx networks.
+  const std::string imported = import_run(dir);
+  const fs::path three = dir / "three";
+  write_nv_generate_embedding(three / "a_emb.nii.gz", at::ones({3, 8, 4, 12}), {{"spacing", {1, 1, 1}}});
+  const auto r = test::run_process(
+      train_args(imported, dir, {"training.max_steps=1", "ldm.embedding_dir=" + three.string()}), dir.path().string());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find((three / "a_emb.nii.gz").string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("latent_channels"), std::string::npos) << r.err;
+  const auto zyx = test::run_process(
+      train_args(imported, dir, {"training.max_steps=1", "ldm.embedding_layout=maisi", "model.tensor_axes=zyx"}),
+      dir.path().string());
+  EXPECT_EQ(zyx.exit_code, 2) << zyx.err;
+  EXPECT_NE(zyx.err.find("ldm.embedding_layout"), std::string::npos) << zyx.err;
+}
+
+}  // namespace
+}  // namespace medsynth
