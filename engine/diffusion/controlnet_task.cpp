@@ -161,7 +161,7 @@ at::Tensor ControlNetTask::compute_loss(std::size_t, const StepBatch& step_batch
     u = at::rand({batch.size(0)}, at::TensorOptions().dtype(at::kDouble));
   }
   // Labels as given: NV-Generate's ControlNet training does not drop them.
-  const auto inputs = unet_embedding_inputs(job_, source_->last_spacings(), {}, device_);
+  const auto inputs = unet_embedding_inputs(job_, source_->last_records(), {}, device_);
   auto loss = steered_loss(batch, step_batch.labels, noise, u, inputs);
   terms["train/controlnet_loss"] += loss.item<double>();
   return loss;
@@ -181,8 +181,7 @@ ValidationResult ControlNetTask::validate(int rank, int world_size) {
   r = held_out_loss(val, scale, rank, world_size, device_, "val/controlnet_loss",
                     [&](const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& u, std::size_t i) {
                       const auto labels = read_label(job_.ldm.embedding_dir, val[i].id).unsqueeze(0);
-                      return steered_loss(x0, labels, noise, u,
-                                          unet_embedding_inputs(job_, {val[i].image_spacing}, {}, device_));
+                      return steered_loss(x0, labels, noise, u, unet_embedding_inputs(job_, {&val[i]}, {}, device_));
                     });
   controlnet_->train();
   return r;

@@ -54,6 +54,7 @@ std::optional<Batch> LatentBatchLoader::next() {
   b.index = next_batch_;
   std::vector<at::Tensor> parts, conditions;
   last_spacings_.clear();
+  last_records_.clear();
   for (int k = 0; k < options_.batch_size; ++k) {
     const std::size_t position = static_cast<std::size_t>(next_batch_) * options_.batch_size + k;
     const std::size_t item = order_[position];
@@ -64,6 +65,7 @@ std::optional<Batch> LatentBatchLoader::next() {
     b.sample_keys.push_back(hash_keys({options_.base_seed, 0x6c646dull, static_cast<std::uint64_t>(epoch_),
                                        position * options_.world_size + options_.rank}));
     last_spacings_.push_back(latents_[item].image_spacing);
+    last_records_.push_back(&latents_[item]);
     if (latents_[item].condition.defined()) conditions.push_back(latents_[item].condition);
   }
   b.images = at::stack(parts, 0).to(at::kFloat);

@@ -36,6 +36,8 @@ class LatentBatchLoader : public BatchSource {
   // Image spacing (mm) of each sample of the batch last returned by next():
   // the LDM task's spacing conditioning reads it for that batch.
   const std::vector<std::array<double, 3>>& last_spacings() const { return last_spacings_; }
+  // The latents of that batch (their spacing and body regions condition the UNet).
+  const std::vector<const LatentRecord*>& last_records() const { return last_records_; }
 
  private:
   std::vector<std::size_t> epoch_indices(int epoch) const;
@@ -46,6 +48,7 @@ class LatentBatchLoader : public BatchSource {
   int next_batch_ = 0;
   std::vector<std::size_t> order_;
   std::vector<std::array<double, 3>> last_spacings_;
+  std::vector<const LatentRecord*> last_records_;
 };
 
 }  // namespace medsynth

@@ -25,6 +25,9 @@ struct LatentRecord {
   at::Tensor latent;                    // [C, Z, Y, X] float32, CPU (unscaled); [C, X, Y, Z] for xyz networks
   at::Tensor condition;                 // task controlnet: the label map [1, image axes], undefined otherwise
   std::string file;                     // what it was read from (for messages); "" when built in memory
+  // One-hot body regions of the image's top and bottom slices (4 values,
+  // MAISI ddpm-ct), when its metadata says; empty: the job's generate.*_region_index.
+  std::vector<double> top_region_index, bottom_region_index;
 };
 
 std::string latent_path(const std::string& dir, const std::string& id);

@@ -113,22 +113,23 @@ std::unique_ptr<TrainingData> LdmTask::make_data(const RunShard& shard) {
       val_items);
 }
 
-UnetEmbeddingInputs LdmTask::embedding_inputs(const std::vector<std::array<double, 3>>& spacings,
+UnetEmbeddingInputs LdmTask::embedding_inputs(const std::vector<const LatentRecord*>& samples,
                                               const std::vector<std::uint64_t>& keys) const {
-  return unet_embedding_inputs(job_, spacings, keys, device_);
+  return unet_embedding_inputs(job_, samples, keys, device_);
 }
 
-UnetEmbeddingInputs unet_embedding_inputs(const JobSpec& job, const std::vector<std::array<double, 3>>& spacings,
+UnetEmbeddingInputs unet_embedding_inputs(const JobSpec& job, const std::vector<const LatentRecord*>& samples,
                                           const std::vector<std::uint64_t>& keys, const c10::Device& device) {
   const auto& u = job.model.diffusion_unet;
   const auto& g = job.generate;
-  const auto n = static_cast<std::int64_t>(spacings.size());
+  const auto n = static_cast<std::int64_t>(samples.size());
   UnetEmbeddingInputs inputs;
   if (u.include_spacing_input) {
     auto t = at::empty({n, 3}, at::kFloat);
     for (std::int64_t i = 0; i < n; ++i)
       for (int a = 0; a < 3; ++a)
-        t[i][a] = spacings[static_cast<std::size_t>(i)][static_cast<std::size_t>(a)] * 100.0;  // MAISI feeds mm x 100
+        t[i][a] = samples[static_cast<std::size_t>(i)]->image_spacing[static_cast<std::size_t>(a)] *
+                  100.0;  // MAISI feeds mm x 100
     inputs.spacing = t.to(device);
   }
   if (u.num_class_embeds > 0) {
@@ -137,16 +138,23 @@ UnetEmbeddingInputs unet_embedding_inputs(const JobSpec& job, const std::vector<
       labels[i] = augmented_modality(g.modality, keys[i]);
     inputs.class_labels = at::tensor(labels, at::kLong).to(device);
   }
-  // Body regions as one-hot x 100, as NV-Generate feeds them (training and sampling).
-  const auto region = [&](const std::vector<int>& r) {
-    std::vector<float> v(r.begin(), r.end());
-    return (at::tensor(v, at::kFloat).view({1, static_cast<std::int64_t>(v.size())}) * 100.0)
-        .expand({n, -1})
-        .contiguous()
-        .to(device);
+  // Body regions as one-hot x 100, as NV-Generate feeds them (training and
+  // sampling): each latent's own (MAISI's embedding JSONs carry them), else the job's.
+  const auto regions = [&](const std::vector<int>& job_region, std::vector<double> LatentRecord::*own) {
+    std::vector<float> v;
+    for (const LatentRecord* r : samples) {
+      const auto& mine = r->*own;
+      if (!mine.empty())
+        v.insert(v.end(), mine.begin(), mine.end());
+      else
+        v.insert(v.end(), job_region.begin(), job_region.end());
+    }
+    return (at::tensor(v, at::kFloat).view({n, -1}) * 100.0).to(device);
   };
-  if (u.include_top_region_index_input) inputs.top_region_index = region(g.top_region_index);
-  if (u.include_bottom_region_index_input) inputs.bottom_region_index = region(g.bottom_region_index);
+  if (u.include_top_region_index_input)
+    inputs.top_region_index = regions(g.top_region_index, &LatentRecord::top_region_index);
+  if (u.include_bottom_region_index_input)
+    inputs.bottom_region_index = regions(g.bottom_region_index, &LatentRecord::bottom_region_index);
   return inputs;
 }
 
@@ -181,9 +189,7 @@ at::Tensor LdmTask::compute_loss(std::size_t, const StepBatch& step_batch, int, 
     noise = at::randn_like(batch, batch.options().dtype(at::kFloat));
     u = at::rand({b}, at::TensorOptions().dtype(at::kDouble));
   }
-  const auto spacings =
-      source_ ? source_->last_spacings() : std::vector<std::array<double, 3>>(static_cast<std::size_t>(b));
-  auto loss = diffusion_loss(batch, noise, u, embedding_inputs(spacings, keys));
+  auto loss = diffusion_loss(batch, noise, u, embedding_inputs(source_->last_records(), keys));
   terms["train/diffusion_loss"] += loss.item<double>();
   return loss;
 }
@@ -201,7 +207,7 @@ ValidationResult LdmTask::validate(int rank, int world_size) {
   unet_->eval();
   r = held_out_loss(val, scale, rank, world_size, device_, "val/diffusion_loss",
                     [&](const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& u, std::size_t i) {
-                      return diffusion_loss(x0, noise, u, embedding_inputs({val[i].image_spacing}, {}));
+                      return diffusion_loss(x0, noise, u, embedding_inputs({&val[i]}, {}));
                     });
   unet_->train();
   return r;

@@ -44,7 +44,7 @@ class LdmTask : public Task {
   // The UNet's conditioning inputs for samples of these spacings and keys
   // (the keys draw NV-Generate's modality-label augmentation; none: the
   // labels as given, as validation uses them).
-  UnetEmbeddingInputs embedding_inputs(const std::vector<std::array<double, 3>>& spacings,
+  UnetEmbeddingInputs embedding_inputs(const std::vector<const LatentRecord*>& samples,
                                        const std::vector<std::uint64_t>& keys) const;
   // The loss of one batch x0 with given noise and uniform numbers u.
   at::Tensor diffusion_loss(const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& u,
@@ -70,11 +70,12 @@ using HeldOutLoss =
 ValidationResult held_out_loss(const std::vector<LatentRecord>& val, double scale, int rank, int world_size,
                                const c10::Device& device, const std::string& metric, const HeldOutLoss& loss);
 
-// The UNet's conditioning inputs for samples of these image spacings (mm):
-// spacing x 100, the class label generate.modality (with NV-Generate's
-// augmentation drawn from each sample's key when `keys` are given) and the
-// body regions x 100, each where model.diffusion_unet takes it.
-UnetEmbeddingInputs unet_embedding_inputs(const JobSpec& job, const std::vector<std::array<double, 3>>& spacings,
+// The UNet's conditioning inputs for these latents: their image spacing x
+// 100, the class label generate.modality (with NV-Generate's augmentation
+// drawn from each sample's key when `keys` are given) and the body regions x
+// 100 (a latent's own when it has them, else generate.*_region_index), each
+// where model.diffusion_unet takes it.
+UnetEmbeddingInputs unet_embedding_inputs(const JobSpec& job, const std::vector<const LatentRecord*>& samples,
                                           const std::vector<std::uint64_t>& keys, const c10::Device& device);
 
 // NV-Generate's augment_modality_label, drawn from a sample's key: with

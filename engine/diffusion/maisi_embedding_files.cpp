@@ -112,11 +112,19 @@ std::vector<LatentRecord> read_maisi_embeddings(const std::string& dir, const st
       // NV-Generate encodes with encode_stage_2_inputs, which draws a sample of q(z|x).
       r.stored = meta.value("stored", std::string("sample"));
       if (meta.contains("dim")) r.image_size = meta.at("dim").get<std::array<std::int64_t, 3>>();
+      // ddpm-ct's body regions, per image (NV-Generate's training reads them from here).
+      if (meta.contains("top_region_index"))
+        r.top_region_index = meta.at("top_region_index").get<std::vector<double>>();
+      if (meta.contains("bottom_region_index"))
+        r.bottom_region_index = meta.at("bottom_region_index").get<std::vector<double>>();
     } catch (const std::exception& e) {
       throw DataError(json_path, std::string("lacks a field or has a wrong type: ") + e.what());
     }
     for (double s : r.image_spacing)
       if (!std::isfinite(s) || s <= 0) throw DataError(json_path, "spacing must be 3 numbers > 0 (mm)");
+    for (const auto* region : {&r.top_region_index, &r.bottom_region_index})
+      if (!region->empty() && region->size() != 4)
+        throw DataError(json_path, "a body region index must be 4 values (one-hot head, chest, abdomen, lower body)");
     if (r.split != "train" && r.split != "val")
       throw DataError(json_path, "split must be \"train\" or \"val\", not \"" + r.split + "\"");
     if (!split.empty() && r.split != split) continue;

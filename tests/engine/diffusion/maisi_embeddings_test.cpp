@@ -18,6 +18,7 @@
 
 #include "core/error.hpp"
 #include "diffusion/latent_files.hpp"
+#include "diffusion/ldm_task.hpp"
 #include "diffusion/maisi_import.hpp"
 #include "run/run_directory.hpp"
 #include "state/tensor_file.hpp"
@@ -221,6 +222,45 @@ TEST(MaisiEmbeddings, AnUnusableFolderIsRefusedNamingTheFile) {
       dir.path().string());
   EXPECT_EQ(zyx.exit_code, 2) << zyx.err;
   EXPECT_NE(zyx.err.find("ldm.embedding_layout"), std::string::npos) << zyx.err;
+}
+
+// Issue 34, item 5: ddpm-ct's body regions are trained from each embedding's
+// own top/bottom_region_index (NV-Generate's JSON), not only the job's; a
+// latent without them takes generate.*_region_index. Fed x 100, as NV-Generate.
+TEST(MaisiEmbeddings, EachEmbeddingsBodyRegionsConditionTheUnet) {
+  test::TempDir dir("maisi-embeddings-regions");
+  const fs::path folder = dir / "embeddings";
+  const auto gen = at::make_generator<at::CPUGeneratorImpl>(6);
+  write_nv_generate_embedding(
+      folder / "head_emb.nii.gz", at::randn({4, 8, 4, 12}, gen),
+      {{"spacing", {1.5, 1.5, 2.0}}, {"top_region_index", {1, 0, 0, 0}}, {"bottom_region_index", {0, 1, 0, 0}}});
+  write_nv_generate_embedding(folder / "plain_emb.nii.gz", at::randn({4, 8, 4, 12}, gen),
+                              {{"spacing", {1.5, 1.5, 2.0}}});
+  const auto latents = read_latents(folder.string(), "train");
+  ASSERT_EQ(latents.size(), 2u);
+  EXPECT_EQ(latents[0].top_region_index, (std::vector<double>{1, 0, 0, 0}));
+  EXPECT_TRUE(latents[1].top_region_index.empty());
+
+  JobSpec job;
+  job.model.diffusion_unet.include_top_region_index_input = true;
+  job.model.diffusion_unet.include_bottom_region_index_input = true;
+  job.generate.top_region_index = {0, 0, 1, 0};
+  job.generate.bottom_region_index = {0, 0, 0, 1};
+  const auto inputs = unet_embedding_inputs(job, {&latents[0], &latents[1]}, {}, c10::Device(c10::kCPU));
+  EXPECT_TRUE(
+      at::equal(inputs.top_region_index, at::tensor({100.f, 0.f, 0.f, 0.f, 0.f, 0.f, 100.f, 0.f}).view({2, 4})));
+  EXPECT_TRUE(
+      at::equal(inputs.bottom_region_index, at::tensor({0.f, 100.f, 0.f, 0.f, 0.f, 0.f, 0.f, 100.f}).view({2, 4})));
+
+  // Three values are no body region: the file is named.
+  write_nv_generate_embedding(folder / "bad_emb.nii.gz", at::randn({4, 8, 4, 12}, gen),
+                              {{"spacing", {1.5, 1.5, 2.0}}, {"top_region_index", {1, 0, 0}}});
+  try {
+    read_latents(folder.string(), "train");
+    ADD_FAILURE() << "a 3-value region was read";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad_emb.nii.gz.json"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
