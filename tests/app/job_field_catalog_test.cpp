@@ -25,15 +25,18 @@ void leaf_paths(const medsynth::SchemaNode& node, const QString& prefix, QString
   }
 }
 
-bool accepted(const QString& path, const QVariant& value) {
+// `others`: overrides the value needs beside it.
+bool accepted_with(const QString& path, const QVariant& value, std::vector<std::string> others) {
   try {
-    const std::string override_text = (path + "=" + JobDocument::yaml_scalar_text(value)).toStdString();
-    medsynth::load_job_text_with_overrides("name: t\n", {override_text}, "job.yaml");
+    others.push_back((path + "=" + JobDocument::yaml_scalar_text(value)).toStdString());
+    medsynth::load_job_text_with_overrides("name: t\n", others, "job.yaml");
     return true;
   } catch (const std::exception&) {
     return false;
   }
 }
+
+bool accepted(const QString& path, const QVariant& value) { return accepted_with(path, value, {}); }
 
 }  // namespace
 
@@ -76,6 +79,12 @@ class JobFieldCatalogTest : public QObject {
         QVERIFY2(accepted(f.path, f.default_value), qPrintable(f.path));
       for (const auto& choice : f.choices) {
         if (f.path == QLatin1String("data.source") && choice != QLatin1String("simulated")) continue;  // needs data.path
+        // NV-Generate's layout needs xyz (MAISI) networks: checked with them.
+        if (f.path == QLatin1String("ldm.embedding_layout") && choice == QLatin1String("maisi")) {
+          QVERIFY(accepted_with(f.path, choice, {"model.tensor_axes=xyz"}));
+          QVERIFY(!accepted(f.path, choice));
+          continue;
+        }
         QVERIFY2(accepted(f.path, choice), qPrintable(f.path + "=" + choice));
       }
       if (f.kind == QLatin1String("choice")) QVERIFY2(!accepted(f.path, QStringLiteral("zzz")), qPrintable(f.path));
