@@ -9,6 +9,7 @@
 #include "cli/engine_tasks.hpp"
 #include "cli/job_arguments.hpp"
 #include "config/job_loader.hpp"
+#include "config/network_size.hpp"
 #include "core/error.hpp"
 #include "diffusion/ldm_pipeline.hpp"
 #include "run/run_directory.hpp"
@@ -72,6 +73,7 @@ JobSpec load_train_job(const TrainArguments& a) {
     job = load_job(a.job_file, a.data, a.overrides);
   }
   if (!a.runs_dir.empty()) job.output.runs_dir = a.runs_dir;
+  refuse_job_networks_larger_than_memory(job, a.job_file);
   return job;
 }
 

@@ -17,6 +17,7 @@
 #include "cli/process_group_from_environment.hpp"
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
+#include "config/network_size.hpp"
 #include "core/error.hpp"
 #include "diffusion/encode_stage.hpp"
 #include "diffusion/generate_stage.hpp"
@@ -92,6 +93,7 @@ Action add_generate_verb(CLI::App& app) {
   return [args] {
     const RunDirectory run = open_run_directory(args->run_dir);
     JobSpec job = load_job_file_with_overrides(run.job_file(), args->overrides);
+    refuse_job_networks_larger_than_memory(job, run.job_file());
     if (!engine_tasks().traits(job.task).generates_volumes)
       throw UsageError(run.job_file() + ": task is '" + job.task +
                        "', generate needs a task: " + task_names_with(&TaskTraits::generates_volumes, " or ") + " run");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "config/job_spec.hpp"
 #include "core/error.hpp"
 
 namespace medsynth {
@@ -68,6 +69,16 @@ void refuse_network_larger_than_memory(double parameters, const std::string& sou
     throw DataError(source, field + " asks for a network of about " + gigabytes(bytes) + " of float32 weights (" +
                                 std::to_string(static_cast<long long>(parameters / 1e6)) + " M parameters), more than half of this machine's " +
                                 gigabytes(memory) + "; refusing to build it");
+}
+
+void refuse_job_networks_larger_than_memory(const JobSpec& job, const std::string& source) {
+  const bool diffusion = job.task == "ldm" || job.task == "controlnet";
+  if (diffusion || job.task == "autoencoder" || job.task == "vqgan")
+    refuse_network_larger_than_memory(
+        estimated_parameters(AutoencoderKLOptions::from_spec(job.model.autoencoder, job.loss)), source,
+        "model.autoencoder");
+  if (diffusion)
+    refuse_network_larger_than_memory(estimated_parameters(job.model.diffusion_unet), source, "model.diffusion_unet");
 }
 
 }  // namespace medsynth

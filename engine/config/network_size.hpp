@@ -26,4 +26,11 @@ std::uint64_t physical_memory_bytes();
 // take more than half of this machine's memory, with both numbers.
 void refuse_network_larger_than_memory(double parameters, const std::string& source, const std::string& field);
 
+struct JobSpec;
+// The same for the networks a job's task builds (model.autoencoder for the
+// autoencoder, vqgan, ldm and controlnet tasks; model.diffusion_unet for ldm
+// and controlnet): a stranger's job.yaml asking for 464 GB is refused naming
+// `source` and the field before anything is allocated, not a bad_alloc.
+void refuse_job_networks_larger_than_memory(const JobSpec& job, const std::string& source);
+
 }  // namespace medsynth

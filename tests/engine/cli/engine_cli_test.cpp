@@ -126,6 +126,24 @@ TEST(EngineCli, ValidateListsEveryErrorWithItsFieldPathAndExits2) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
+// Issue 37, item 7: a job asking for a network larger than the machine (a
+// stranger's job.yaml, or a typo of three zeros) is refused naming the file
+// and the field, with the estimate, before anything is allocated; it was a
+// bad_alloc and a 25-frame backtrace. The same for generate on a run whose
+// job.yaml was edited so.
+TEST(EngineCli, ANetworkLargerThanTheMachineIsRefusedByFieldNotABacktrace) {
+  test::TempDir dir("cli-huge");
+  const auto job = write_job(dir);
+  auto r = run_process(
+      {engine_binary(), "train", job, "model.autoencoder.num_channels=[65536,65536,65536]", "--no-progress"},
+      dir.path().string());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("job.yaml"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("model.autoencoder asks for a network of about"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("frame #"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "runs")) << "nothing is made for a job that cannot run";
+}
+
 // Issue 38: a mistyped verb or flag gets the closest one, as a job field does.
 TEST(EngineCli, MistypedVerbsAndFlagsGetSuggestions) {
   test::TempDir dir("cli");
