@@ -196,7 +196,7 @@ TEST(MaisiTraining, AControlNetTrainsAgainstTheFrozenReleasedUnetAndSteersGenera
   const auto r = test::run_process(
       {test::engine_binary(), "launch", "--nproc-per-node", "2", "train", o.out, "task=controlnet", "--data",
        (dir / "pairs").string(), "data.patch_size=[16,16,16]", "data.size_multiple=16", "training.max_steps=40",
-       "training.lr=1e-2", "training.val_every_steps=10", "output.log_every_steps=1",
+       "training.lr=1e-2", "training.val_every_steps=1", "output.log_every_steps=1",
        "ldm.controlnet_init=", "--runs-dir", (dir / "runs").string(), "--quiet"},
       dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -205,12 +205,14 @@ TEST(MaisiTraining, AControlNetTrainsAgainstTheFrozenReleasedUnetAndSteersGenera
   EXPECT_TRUE(file_bytes(autoencoder) == autoencoder_before);
   EXPECT_FALSE(fs::exists(run.stage(k_diffusion_stage).root)) << "a controlnet run trains no UNet";
 
-  // The held-out loss (fixed timesteps and noise) falls as the ControlNet learns.
+  // The held-out loss (fixed timesteps and noise, measured after every step)
+  // falls as the ControlNet learns: after step 1 its zero convolutions have
+  // barely left 0, so the first value is close to the frozen UNet's alone.
   const auto events = events_of(run.stage(k_controlnet_stage).events_file());
   ASSERT_EQ(metric(events, "train/controlnet_loss").size(), 40u);
   const auto val = metric(events, "val/controlnet_loss");
-  ASSERT_EQ(val.size(), 4u);
-  EXPECT_LT(val.back(), val.front()) << "the ControlNet did not learn";
+  ASSERT_EQ(val.size(), 40u);
+  EXPECT_LT(val.back(), 0.99 * val.front()) << "the ControlNet did not learn";
 
   // Only the ControlNet is in the checkpoint, and its zero convolutions left 0.
   const TensorFile checkpoint = read_tensor_file(run.stage(k_controlnet_stage).last_checkpoint());
