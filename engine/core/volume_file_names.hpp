@@ -35,6 +35,16 @@ inline std::size_t volume_extension_length(std::string_view name) {
   return 0;
 }
 
+// The NIfTI extension `path` ends with, in its own case (".nii.gz", ".NII"),
+// or "" for any other name: the writers keep the user's spelling.
+inline std::string nifti_extension(std::string_view path) {
+  const std::size_t length = volume_extension_length(path);
+  const std::string_view tail = path.substr(path.size() - length);
+  std::string lower(tail);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == ".nii.gz" || lower == ".nii" ? std::string(tail) : std::string();
+}
+
 // "ct.NRRD" -> true; "notes.txt", "x.nii.bak", "x.raw" (a .mhd's data file) -> false.
 inline bool is_volume_file_name(std::string_view name) { return volume_extension_length(name) > 0; }
 

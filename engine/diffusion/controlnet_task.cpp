@@ -96,18 +96,22 @@ std::unique_ptr<TrainingData> ControlNetTask::make_data(const RunShard& shard) {
   o.base_seed = static_cast<std::uint64_t>(job_.training.base_seed);
   o.rank = shard.rank;
   o.world_size = shard.world_size;
-  o.scale_factor = read_scale_factor(dir);
+  o.scale_factor = scale_ = read_scale_factor(dir);
   const std::int64_t voxels_per_sample = latents.front().latent.numel();
   auto loader = std::make_unique<LatentBatchLoader>(std::move(latents), o);
   source_ = loader.get();
-  std::size_t val_items = 0;
+  // The held-out pairs, read once: validation may run after every step.
   try {
-    val_items = read_latents(dir, "val").size();
+    val_ = read_latents(dir, "val");
   } catch (const DataError&) {
+  }
+  for (auto& r : val_) {
+    r.condition = read_label(dir, r.id);
+    check_label_values(r.condition, bits, label_path(dir, r.id));
   }
   return std::make_unique<OwnBatchData>(
       std::move(loader), [this, shard](int) { return validate(shard.rank, shard.world_size); }, voxels_per_sample,
-      val_items);
+      val_.size());
 }
 
 at::Tensor ControlNetTask::steered_loss(const at::Tensor& x0, const at::Tensor& labels, const at::Tensor& noise,
@@ -145,21 +149,7 @@ at::Tensor ControlNetTask::compute_loss(std::size_t, const StepBatch& step_batch
                                         std::map<std::string, double>& terms) {
   const at::Tensor& batch = step_batch.images;
   if (!step_batch.labels.defined()) throw RuntimeError("controlnet: a batch without label maps");
-  at::Tensor noise, u;
-  if (!step_batch.sample_keys.empty()) {  // training.per_sample_noise: keyed on each sample
-    std::vector<at::Tensor> n;
-    std::vector<double> us;
-    for (auto key : step_batch.sample_keys) {
-      auto [ui, ni] = keyed_diffusion_draws(key, batch.sizes().slice(1));
-      us.push_back(ui);
-      n.push_back(ni);
-    }
-    noise = at::stack(n, 0).to(batch.device());
-    u = at::tensor(us, at::kDouble);
-  } else {
-    noise = at::randn_like(batch, batch.options().dtype(at::kFloat));
-    u = at::rand({batch.size(0)}, at::TensorOptions().dtype(at::kDouble));
-  }
+  const auto [noise, u] = batch_draws(batch, step_batch.sample_keys);
   // Labels as given: NV-Generate's ControlNet training does not drop them.
   const auto inputs = unet_embedding_inputs(job_, source_->last_records(), {}, device_);
   auto loss = steered_loss(batch, step_batch.labels, noise, u, inputs);
@@ -168,21 +158,14 @@ at::Tensor ControlNetTask::compute_loss(std::size_t, const StepBatch& step_batch
 }
 
 ValidationResult ControlNetTask::validate(int rank, int world_size) {
-  ValidationResult r;
-  std::vector<LatentRecord> val;
-  try {
-    val = read_latents(job_.ldm.embedding_dir, "val");
-  } catch (const DataError&) {
-    return r;
-  }
-  const double scale = read_scale_factor(job_.ldm.embedding_dir);
+  if (val_.empty()) return {};  // no held-out pairs: no validation metric
   at::NoGradGuard no_grad;
   controlnet_->eval();
-  r = held_out_loss(val, scale, rank, world_size, device_, "val/controlnet_loss",
-                    [&](const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& u, std::size_t i) {
-                      const auto labels = read_label(job_.ldm.embedding_dir, val[i].id).unsqueeze(0);
-                      return steered_loss(x0, labels, noise, u, unet_embedding_inputs(job_, {&val[i]}, {}, device_));
-                    });
+  auto r = held_out_loss(val_, scale_, rank, world_size, device_, "val/controlnet_loss",
+                         [&](const at::Tensor& x0, const at::Tensor& noise, const at::Tensor& u, std::size_t i) {
+                           return steered_loss(x0, val_[i].condition.unsqueeze(0), noise, u,
+                                               unet_embedding_inputs(job_, {&val_[i]}, {}, device_));
+                         });
   controlnet_->train();
   return r;
 }

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "config/job_spec.hpp"
+#include "diffusion/latent_files.hpp"
 #include "models/controlnet_maisi.hpp"
 #include "models/diffusion_model_unet.hpp"
 #include "train/task.hpp"
@@ -53,6 +54,8 @@ class ControlNetTask : public Task {
   std::unique_ptr<DiffusionScheduler> scheduler_;
   c10::Device device_{c10::kCPU};
   LatentBatchLoader* source_ = nullptr;  // owned by the trainer's TrainingData
+  std::vector<LatentRecord> val_;        // held-out latents with their label maps (condition)
+  double scale_ = 1.0;                   // the embedding folder's latent scale
 };
 
 }  // namespace medsynth

@@ -38,6 +38,20 @@ ValidationResult held_out_loss(const std::vector<LatentRecord>& val, double scal
   return r;
 }
 
+std::pair<at::Tensor, at::Tensor> batch_draws(const at::Tensor& batch, const std::vector<std::uint64_t>& keys) {
+  if (keys.empty())
+    return {at::randn_like(batch, batch.options().dtype(at::kFloat)),
+            at::rand({batch.size(0)}, at::TensorOptions().dtype(at::kDouble))};
+  std::vector<at::Tensor> noise;
+  std::vector<double> u;
+  for (auto key : keys) {
+    auto [ui, ni] = keyed_diffusion_draws(key, batch.sizes().slice(1));
+    u.push_back(ui);
+    noise.push_back(ni);
+  }
+  return {at::stack(noise, 0).to(batch.device()), at::tensor(u, at::kDouble)};
+}
+
 std::int64_t augmented_modality(int modality, std::uint64_t key) {
   CounterRng rng{key, 0x6d6f64ull};
   const double to_family = rng.uniform(), to_unconditional = rng.uniform();
@@ -173,22 +187,7 @@ at::Tensor LdmTask::diffusion_loss(const at::Tensor& x0, const at::Tensor& noise
 at::Tensor LdmTask::compute_loss(std::size_t, const StepBatch& step_batch, int, std::map<std::string, double>& terms) {
   const at::Tensor& batch = step_batch.images;
   const std::vector<std::uint64_t>& keys = step_batch.sample_keys;
-  const auto b = batch.size(0);
-  at::Tensor noise, u;
-  if (!keys.empty()) {
-    std::vector<at::Tensor> n;
-    std::vector<double> us;
-    for (auto key : keys) {
-      auto [ui, ni] = keyed_diffusion_draws(key, batch.sizes().slice(1));
-      us.push_back(ui);
-      n.push_back(ni);
-    }
-    noise = at::stack(n, 0).to(batch.device());
-    u = at::tensor(us, at::kDouble);
-  } else {
-    noise = at::randn_like(batch, batch.options().dtype(at::kFloat));
-    u = at::rand({b}, at::TensorOptions().dtype(at::kDouble));
-  }
+  const auto [noise, u] = batch_draws(batch, keys);
   auto loss = diffusion_loss(batch, noise, u, embedding_inputs(source_->last_records(), keys));
   terms["train/diffusion_loss"] += loss.item<double>();
   return loss;

@@ -61,6 +61,11 @@ class LdmTask : public Task {
 // from its key: the same whatever the ranks or batch size.
 std::pair<double, at::Tensor> keyed_diffusion_draws(std::uint64_t key, at::IntArrayRef shape);
 
+// A training batch's noise and uniform numbers (its timesteps): keyed on
+// each sample when `keys` are given (training.per_sample_noise), else from
+// the rank's generator.
+std::pair<at::Tensor, at::Tensor> batch_draws(const at::Tensor& batch, const std::vector<std::uint64_t>& keys);
+
 // The held-out loss of a diffusion network, this rank's share of `val`: each
 // latent (times `scale`) at five fixed timesteps (u = 0.1 .. 0.9) with noise
 // keyed on the latent, so the metric moves only when the network does.

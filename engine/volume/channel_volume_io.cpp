@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/volume_file_names.hpp"
 #include "volume/atomic_file.hpp"
 #include "volume/itk_volume_io.hpp"
 #include "volume/nifti_header_guard.hpp"
@@ -15,18 +16,6 @@
 
 namespace medsynth {
 namespace {
-
-bool ends_with_nocase(const std::string& s, const std::string& suffix) {
-  if (s.size() < suffix.size()) return false;
-  return std::equal(suffix.begin(), suffix.end(), s.end() - static_cast<std::ptrdiff_t>(suffix.size()),
-                    [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
-}
-
-std::string nifti_extension(const std::string& path) {
-  if (ends_with_nocase(path, ".nii.gz")) return path.substr(path.size() - 7);
-  if (ends_with_nocase(path, ".nii")) return path.substr(path.size() - 4);
-  return {};
-}
 
 void check_writable(const ChannelVolume& v, const std::string& path) {
   auto fail = [&](const std::string& reason) { throw RuntimeError(path + ": cannot write: " + reason); };

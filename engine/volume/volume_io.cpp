@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/volume_file_names.hpp"
 #include "volume/atomic_file.hpp"
 #include "volume/dicom_series.hpp"
 #include "volume/itk_volume_io.hpp"
@@ -23,13 +24,6 @@ bool ends_with_nocase(const std::string& s, const std::string& suffix) {
   if (s.size() < suffix.size()) return false;
   return std::equal(suffix.begin(), suffix.end(), s.end() - static_cast<std::ptrdiff_t>(suffix.size()),
                     [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
-}
-
-// ".nii.gz", ".nii" or "" (not a NIfTI name).
-std::string nifti_extension(const std::string& path) {
-  if (ends_with_nocase(path, ".nii.gz")) return path.substr(path.size() - 7);
-  if (ends_with_nocase(path, ".nii")) return path.substr(path.size() - 4);
-  return {};
 }
 
 std::string num(double v) {
