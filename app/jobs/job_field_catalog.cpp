@@ -70,6 +70,11 @@ struct CatalogVisitor {
     for (const auto& x : v) list << QVariant::fromValue(x);
     add(key, list_kind<T>(), list).list_length = static_cast<int>(N);
   }
+  void field(const char* key, const std::vector<std::string>& v) {
+    QVariantList list;
+    for (const auto& x : v) list << QString::fromStdString(x);
+    add(key, QStringLiteral("string_list"), list);
+  }
   template <class T>
   void field(const char* key, const std::vector<T>& v) {
     QVariantList list;

@@ -22,7 +22,7 @@ struct JobField {
   QString label;    // "Batch size per process"
   QString group;    // one of job_field_groups()
   // "int", "double", "bool", "string", "choice", "path", and for arrays
-  // "int_list", "double_list", "bool_list" (list_length() values, 0 = any).
+  // "int_list", "double_list", "bool_list", "string_list" (list_length() values, 0 = any).
   QString kind;
   QStringList choices;  // for "choice"
   QString help;

@@ -48,7 +48,8 @@ QList<JobTemplate> builtin_templates() {
            "MAISI's 3D KL autoencoder at its published size and settings, for GPUs; train on your CT volumes "
            "with a data folder.",
            "jobs/maisi-autoencoder.yaml", nullptr),
-      make("maisi3d-rflow", "MAISI 3D latent diffusion (rectified flow)", "MAISI 3D diffusion - parallel computing guide",
+      make("maisi3d-rflow", "MAISI 3D latent diffusion (rectified flow)",
+           "MAISI 3D diffusion - parallel computing guide",
            "The recommended MAISI diffusion model: 33x faster inference than DDPM; one generated image per GPU "
            "(image_seed{S}_rank{R}.nii.gz).",
            "jobs/maisi3d-rflow.yaml", nullptr),
@@ -56,8 +57,14 @@ QList<JobTemplate> builtin_templates() {
            "The DDPM version of MAISI's diffusion model (1000 scheduler steps; without MAISI's body-region inputs).",
            "jobs/maisi3d-ddpm.yaml", nullptr),
       make("fast-ddpm", "Fast-DDPM on 3D BraTS MRI", "Fast-DDPM 3D BraTS - multi-GPU guide",
-           "10 timesteps for training and sampling (here in latent space); effective batch 1 x 4 GPUs x 4 accumulation = 16.",
+           "10 timesteps for training and sampling (here in latent space); effective batch 1 x 4 GPUs x 4 accumulation "
+           "= 16.",
            "jobs/fast-ddpm.yaml", nullptr),
+      make("fast-ddpm-brats", "Fast-DDPM 3D BraTS: T1/T1c/T2 \u2192 FLAIR", "Fast-DDPM 3D BraTS - multi-GPU guide",
+           "The seed's image-to-image task: FLAIR generated from the other three contrasts of each case, 10 "
+           "timesteps; reads BraTS 2021/2023 case folders or a datalist JSON; validation PSNR/SSIM of the "
+           "translated FLAIR against the real one.",
+           "jobs/fast-ddpm-brats.yaml", nullptr),
       make("ldm-tiny", "Latent diffusion pipeline (CPU, minutes)", "MAISI 3D diffusion - parallel computing guide",
            "MAISI's whole pipeline on simulated phantoms: autoencoder, encode, rectified-flow UNet, one generated "
            "CT volume per process (image_seed42_rank0.nii.gz, ...). About 3 minutes on 2 CPU cores.",

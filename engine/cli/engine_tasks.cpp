@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "diffusion/ldm_pipeline.hpp"
+#include "diffusion/translation_task.hpp"
 #include "eval/evaluation.hpp"
 #include "eval/evaluation_output.hpp"
 #include "events/event_writer.hpp"
@@ -36,6 +37,8 @@ EvaluateGenerated evaluate_stage(const JobSpec& job, const std::string& run_root
 TaskRegistry assemble() {
   TaskRegistry registry;
   add_training_tasks(registry);
+  // Diffusion tasks live above engine/train, which cannot name them.
+  registry.add_task("translation", [](const JobSpec& job) { return std::make_unique<TranslationTask>(job); });
   registry.add_pipeline("ldm", [](const JobSpec& job, const TrainerOptions& options) {
     return run_ldm_pipeline(job, options, evaluate_stage(job, options.run.root, options.quiet));
   });

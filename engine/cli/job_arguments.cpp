@@ -1,15 +1,13 @@
 #include "cli/job_arguments.hpp"
 
-#include <filesystem>
-
+#include "config/job_enums.hpp"
 #include "config/job_loader.hpp"
 
 namespace medsynth::cli {
 
 std::vector<std::string> data_overrides(const std::string& data) {
   if (data.empty()) return {};
-  const bool csv = std::filesystem::path(data).extension() == ".csv";
-  return {std::string("data.source=") + (csv ? "csv" : "folder"), "data.path=" + data};
+  return {"data.source=" + std::string(to_string(data_source_for_path(data))), "data.path=" + data};
 }
 
 JobSpec load_job(const std::string& job_file, const std::string& data, const std::vector<std::string>& overrides) {

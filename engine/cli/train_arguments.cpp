@@ -48,7 +48,10 @@ void add_train_options(CLI::App& cmd, TrainArguments& a) {
       ->required()
       ->check(CLI::ExistingPath);
   cmd.add_option("overrides", a.overrides, "Hydra-style overrides: training.lr=3e-4 data.patch_size=[32,32,32]");
-  cmd.add_option("--data", a.data, "Train on real volumes: a folder of .nii/.nii.gz/.nrrd/.nhdr/.mha/.mhd files (or DICOM series) or a CSV manifest");
+  cmd.add_option(
+      "--data", a.data,
+      "Train on real volumes: a folder of .nii/.nii.gz/.nrrd/.nhdr/.mha/.mhd files (or DICOM series, or case "
+      "folders), a CSV manifest or a datalist JSON");
   cmd.add_option("--resume", a.resume, "Continue a run directory (from its last checkpoint) or start from a checkpoint file; 'auto' = newest run of this job");
   cmd.add_option("--init-weights", a.init_weights,
                  "Start a new run (step 0, fresh optimizer) from the weights in this file: weights only, or another run's checkpoint")

@@ -101,8 +101,7 @@ Action add_eval_verb(CLI::App& app) {
       throw UsageError("overrides may not change the model of " + args->checkpoint);
     std::string split = "val";
     if (!args->data.empty()) {
-      job.data.source = std::filesystem::path(args->data).extension() == ".csv" ? DataSource::csv : DataSource::folder;
-      job.data.path = args->data;
+      apply_data_override(job.data, args->data);
       auto errors = validate_job(job);
       if (!errors.empty()) throw ConfigError(errors, "--data " + args->data);
       split = "all";

@@ -4,7 +4,8 @@
 //   `medsynth-engine generate RUN_DIR [--num-images N] [--base-seed S]
 //     [--output-dir D] [key=value ...]` samples new volumes from a finished
 //     (or interrupted) task: ldm run with its diffusion and autoencoder
-//     checkpoints. Both run distributed when started by launch/torchrun/srun.
+//     checkpoints, or translates the cases of a task: translation run. Both
+//     run distributed when started by launch/torchrun/srun.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -20,10 +21,14 @@
 #include "config/network_size.hpp"
 #include "core/error.hpp"
 #include "diffusion/encode_stage.hpp"
+#include "data/volume_dataset.hpp"
 #include "diffusion/generate_stage.hpp"
+#include "diffusion/translation_task.hpp"
 #include "events/progress_lines.hpp"
 #include "run/run_directory.hpp"
 #include "state/device_choice.hpp"
+#include "state/tensor_file.hpp"
+#include "state/training_state.hpp"
 
 namespace fs = std::filesystem;
 
@@ -33,6 +38,26 @@ namespace {
 std::string require_file(const std::string& path, const std::string& what) {
   if (!fs::exists(path)) throw UsageError(what + ": no such file: " + path);
   return path;
+}
+
+// `generate` of a task: translation run: every case of the job's data (or
+// --data) gets its target contrast, written as RUN/output/<case>/<stem>.nii.gz.
+int translate_run_cases(const RunDirectory& run, JobSpec job, const std::string& data, const std::string& output_dir) {
+  if (!data.empty()) apply_data_override(job.data, data);
+  auto dist = process_group_from_environment(job);
+  std::unique_ptr<Task> task = engine_tasks().make_task(job);
+  auto* translation = dynamic_cast<TranslationTask*>(task.get());
+  if (!translation) throw RuntimeError("task " + job.task + " reads cases but is no TranslationTask");
+  const std::string checkpoint = require_file(run.last_checkpoint(), "checkpoint of the run");
+  restore_weights(task->modules(), read_tensor_file(checkpoint), checkpoint, /*prefer_ema=*/true);
+  task->to(dist ? dist->device() : training_device(job.training.device, 0));
+  TranslateOptions o;
+  o.output_dir = output_dir.empty() ? run.output_dir() : output_dir;
+  o.rank = dist ? dist->rank() : 0;
+  o.world_size = dist ? dist->world_size() : 1;
+  o.on_written = [](const std::string& path) { std::cerr << "generate: translated " << path << std::endl; };
+  for (const auto& path : translate_cases(job, *translation, o)) std::cout << path << "\n";
+  return 0;
 }
 
 }  // namespace
@@ -70,7 +95,7 @@ Action add_encode_verb(CLI::App& app) {
 
 Action add_generate_verb(CLI::App& app) {
   struct Args {
-    std::string run_dir, output_dir, label;
+    std::string run_dir, output_dir, label, data;
     std::vector<std::string> overrides;
     int num_images = -1;
     std::int64_t base_seed = -1;
@@ -87,6 +112,9 @@ Action add_generate_verb(CLI::App& app) {
                   "A label map that steers the run's ControlNet (MAISI image-from-mask): the images take its grid and are written "
                   "as sample_seed{S}_rank{R}_image.nii.gz beside a copy of it, ..._label.nii.gz")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--data", args->data,
+                  "task: translation run: the cases to translate (a folder of case folders or a datalist JSON; "
+                  "default: the job's data), written as OUTPUT/<case>/<case>-<target>.nii.gz");
   cmd->add_flag("--json", args->json,
                 "The event stream on stdout (run_started, an artifact and a progress event per image, run_finished), "
                 "also appended to RUN/events.jsonl; without it stdout lists the images");
@@ -94,6 +122,8 @@ Action add_generate_verb(CLI::App& app) {
     const RunDirectory run = open_run_directory(args->run_dir);
     JobSpec job = load_job_file_with_overrides(run.job_file(), args->overrides);
     refuse_job_networks_larger_than_memory(job, run.job_file());
+    if (engine_tasks().traits(job.task).reads_cases) return translate_run_cases(run, job, args->data, args->output_dir);
+    if (!args->data.empty()) throw UsageError("--data: only a task: translation run translates given cases");
     if (!engine_tasks().traits(job.task).generates_volumes)
       throw UsageError(run.job_file() + ": task is '" + job.task +
                        "', generate needs a task: " + task_names_with(&TaskTraits::generates_volumes, " or ") + " run");

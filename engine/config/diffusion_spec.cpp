@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace medsynth {
 
@@ -24,6 +25,8 @@ void SchedulerOptions::validate(const std::string& prefix) const {
     add("num_inference_steps", "must be between 1 and num_train_timesteps (" + std::to_string(noise.num_train_timesteps) + ")");
   if (!(clip_sample_value > 0)) add("clip_sample_value", "must be positive");
   if (!(ddim_eta >= 0.0 && ddim_eta <= 1.0)) add("ddim_eta", "must be in [0, 1]");
+  if (!(clip_sample_value > 0.0) || !std::isfinite(clip_sample_value))
+    add("clip_sample_value", "must be finite and > 0");
   if (!(scale > 0)) add("scale", "must be positive");
   if (!(base_img_size_numel >= 1)) add("base_img_size_numel", "must be at least 1");
   if (!(transform_scale > 0)) add("transform_scale", "must be positive");

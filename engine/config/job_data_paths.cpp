@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "config/job_enums.hpp"
 #include "core/volume_file_names.hpp"
 
 namespace medsynth {
@@ -48,7 +49,13 @@ bool holds_volumes(const fs::path& dir) {
     if (it->is_regular_file(ec) && is_volume_file_name(it->path().filename().string())) return true;
     if (it->is_directory(ec)) subdirs.push_back(it->path());
   }
-  return std::any_of(subdirs.begin(), subdirs.end(), holds_dicom);
+  // DICOM series folders, or case folders of volume files (BraTS: one folder per case).
+  return std::any_of(subdirs.begin(), subdirs.end(), [](const fs::path& sub) {
+    std::error_code ec;
+    for (fs::directory_iterator it(sub, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file(ec) && is_volume_file_name(it->path().filename().string())) return true;
+    return holds_dicom(sub);
+  });
 }
 
 std::string trim_cell(std::string cell) {
@@ -67,7 +74,7 @@ void check_folder(const std::string& path, std::vector<FieldError>& errors) {
   if (!fs::is_directory(dir, ec)) return errors.push_back({"data.path", "not a directory: " + path});
   if (!holds_volumes(dir))
     errors.push_back({"data.path", "no volume files (" + std::string(k_volume_file_extensions_text) + ") in " + path +
-                                       " (nor DICOM subfolders)"});
+                                       " (nor DICOM subfolders, nor case folders of volume files)"});
 }
 
 void check_csv(const std::string& path, std::vector<FieldError>& errors) {
@@ -95,13 +102,16 @@ void check_data_path(const DataSpec& data, std::vector<FieldError>& errors) {
   if (data.source == DataSource::simulated) return;  // path is ignored for phantoms
   const bool folder = data.source == DataSource::folder;
   if (data.path.empty()) {
-    errors.push_back({"data.path", std::string("required when data.source is ") + (folder ? "folder" : "csv")});
+    errors.push_back({"data.path", "required when data.source is " + std::string(to_string(data.source))});
     return;
   }
+  std::error_code ec;
   if (folder)
     check_folder(data.path, errors);
-  else
+  else if (data.source == DataSource::csv)
     check_csv(data.path, errors);
+  else if (!fs::is_regular_file(data.path, ec))
+    errors.push_back({"data.path", "no such datalist JSON file: " + data.path});
 }
 
 void check_resume_path(const CheckpointSpec& checkpoint, std::vector<FieldError>& errors) {

@@ -1,5 +1,7 @@
 #include "config/job_enums.hpp"
 
+#include <cctype>
+
 namespace medsynth {
 
 std::string_view to_string(DataSource source) {
@@ -7,6 +9,8 @@ std::string_view to_string(DataSource source) {
     case DataSource::simulated: return "simulated";
     case DataSource::folder: return "folder";
     case DataSource::csv: return "csv";
+    case DataSource::datalist:
+      return "datalist";
   }
   return "unknown";
 }
@@ -20,7 +24,7 @@ std::string_view to_string(Modality modality) {
 }
 
 std::optional<DataSource> parse_data_source(std::string_view text) {
-  for (auto s : {DataSource::simulated, DataSource::folder, DataSource::csv})
+  for (auto s : {DataSource::simulated, DataSource::folder, DataSource::csv, DataSource::datalist})
     if (text == to_string(s)) return s;
   return std::nullopt;
 }
@@ -32,8 +36,20 @@ std::optional<Modality> parse_modality(std::string_view text) {
 }
 
 const std::vector<std::string>& data_source_names() {
-  static const std::vector<std::string> names{"simulated", "folder", "csv"};
+  static const std::vector<std::string> names{"simulated", "folder", "csv", "datalist"};
   return names;
+}
+
+DataSource data_source_for_path(std::string_view path) {
+  const auto ends_with = [&](std::string_view ext) {
+    if (path.size() < ext.size()) return false;
+    for (std::size_t i = 0; i < ext.size(); ++i)
+      if (std::tolower(static_cast<unsigned char>(path[path.size() - ext.size() + i])) != ext[i]) return false;
+    return true;
+  };
+  if (ends_with(".csv")) return DataSource::csv;
+  if (ends_with(".json")) return DataSource::datalist;
+  return DataSource::folder;
 }
 
 const std::vector<std::string>& modality_names() {

@@ -22,6 +22,10 @@ std::optional<Modality> parse_modality(std::string_view text);
 
 // Every accepted spelling, in declaration order (for messages and suggestions).
 const std::vector<std::string>& data_source_names();
+// The data.source a `--data PATH` means, by its name: .csv a manifest, .json
+// a datalist (any case), anything else a folder (validation names a path
+// that is none).
+DataSource data_source_for_path(std::string_view path);
 const std::vector<std::string>& modality_names();
 
 // The scheduler's enums (config/diffusion_spec.hpp): one table of spellings

@@ -47,13 +47,30 @@ std::vector<JobFieldRow> table() {
       {.path = "task", .label = "Task",
        .help = "autoencoder: the MAISI KL autoencoder; ldm: the whole latent diffusion pipeline (autoencoder, encode, "
                "diffusion UNet, generate); vqgan: the patch-based 3D VQ-GAN; survival: a 3D ResNet risk model (Cox "
-               "loss, C-index).", .choices = task_names()},  // config/task_catalog: the registry's names
+               "loss, C-index); controlnet: MAISI's ControlNet on a given UNet; translation: image-to-image diffusion "
+               "(Fast-DDPM BraTS: one contrast from the others).", .choices = task_names()},  // config/task_catalog: the registry's names
       // data
       {.path = "data.source", .label = "Data source",
-       .help = "simulated: CT-like phantoms (the seeds' default); folder: .nii/.nii.gz/.nrrd/.nhdr/.mha/.mhd files or "
-               "DICOM series; csv: a manifest with an 'image' column."},
+       .help = "simulated: CT-like phantoms (the seeds' default); folder: .nii/.nii.gz/.nrrd/.nhdr/.mha/.mhd files, "
+               "DICOM series or case folders (BraTS); csv: a manifest with an 'image' column; datalist: a MONAI/MAISI "
+               "datalist JSON."},
       {.path = "data.path", .label = "Data path",
-       .help = "Folder of volumes or CSV manifest (folder/csv sources). Must exist."},
+       .help = "Folder of volumes or of case folders, CSV manifest, or datalist JSON (folder/csv/datalist sources). "
+               "Must exist."},
+      {.path = "data.channels", .label = "Input contrasts",
+       .help = "Case folders and datalists: the contrasts read as input channels, in order, by file-name suffix "
+               "(BraTS 2023 t1n, t1c, t2w, t2f; BraTS 2021 t1, t1ce, t2, flair: either naming reads both); empty: one "
+               "image per case."},
+      {.path = "data.target", .label = "Target contrast",
+       .help = "Task translation: the contrast generated from the input contrasts (BraTS: t2f = FLAIR)."},
+      {.path = "data.label", .label = "Segmentation",
+       .help = "Case folders: the suffix of the label map (BraTS: seg); datalists: read from each entry's 'label'. "
+               "Empty: none.", .advanced = true},
+      {.path = "data.datalist_key", .label = "Datalist key",
+       .help = "Datalist JSON: the list of entries read (MONAI: training, validation, testing).", .advanced = true},
+      {.path = "data.root", .label = "Datalist root",
+       .help = "Datalist JSON: the folder its relative paths start from (MAISI's dataroot); empty: the JSON's "
+               "folder.", .advanced = true},
       {.path = "data.modality", .label = "Modality",
        .help = "Chooses the intensity normalisation: a HU window for CT, percentiles for MRI."},
       {.path = "data.num_train", .label = "Training phantoms",
@@ -365,6 +382,12 @@ std::vector<JobFieldRow> table() {
       {.path = "scheduler.prediction_type", .label = "Prediction type", .group = "Latent diffusion",
        .help = "What a DDPM/DDIM/Fast-DDPM network predicts: epsilon, sample (x0) or v_prediction; rectified flow "
                "always predicts the velocity.", .choices = enum_names<PredictionType>(), .advanced = true},
+      {.path = "scheduler.clip_sample", .label = "Clip predicted x0", .group = "Latent diffusion",
+       .help = "DDPM/DDIM/Fast-DDPM sampling: clamp each step's predicted clean image to +/- the clip value (MONAI "
+               "and diffusers' clip_sample); keeps image-space sampling in range (task translation: on).",
+       .advanced = true},
+      {.path = "scheduler.clip_sample_value", .label = "Clip value", .group = "Latent diffusion",
+       .help = "The bound of clip_sample (images in [-1, 1]: 1).", .range = above(0), .advanced = true},
       {.path = "scheduler.num_inference_steps", .label = "Sampling steps", .group = "Latent diffusion",
        .help = "Reverse steps when generating (rflow 30, ddpm 1000, ddim 50).", .range = at_least(1)},
       {.path = "scheduler.ddim_eta", .label = "DDIM eta", .group = "Latent diffusion",

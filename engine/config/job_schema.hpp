@@ -77,6 +77,11 @@ void visit_job(Job& job, Visitor& v) {
     auto& d = job.data;
     v.field("source", d.source);
     v.field("path", d.path);
+    v.field("channels", d.channels);
+    v.field("target", d.target);
+    v.field("label", d.label);
+    v.field("datalist_key", d.datalist_key);
+    v.field("root", d.root);
     v.field("modality", d.modality);
     v.field("num_train", d.num_train);
     v.field("num_val", d.num_val);
@@ -207,6 +212,8 @@ void visit_job(Job& job, Visitor& v) {
     v.field("prediction_type", s.prediction_type);
     v.field("num_inference_steps", s.num_inference_steps);
     v.field("ddim_eta", s.ddim_eta);
+    v.field("clip_sample", s.clip_sample);
+    v.field("clip_sample_value", s.clip_sample_value);
     v.field("sample_method", s.sample_method);
     v.field("use_timestep_transform", s.use_timestep_transform);
     v.field("base_img_size_numel", s.base_img_size_numel);

@@ -23,12 +23,23 @@ namespace medsynth {
 
 // Where training volumes come from. "simulated" is the seeds' default mode
 // (MAISI: "Use real medical imaging data instead of simulated").
-enum class DataSource { simulated, folder, csv };
+enum class DataSource { simulated, folder, csv, datalist };
 enum class Modality { ct, mri };
 
 struct DataSpec {
   DataSource source = DataSource::simulated;
   std::string path;                 // folder of .nii/.nii.gz, DICOM folders, or a CSV manifest (column "image")
+  // Multi-contrast cases (data/case_listing.hpp): a folder of case folders
+  // (BraTS) or a MONAI/MAISI datalist JSON. `channels` names the contrasts
+  // read as input channels, in order; `target` the contrast task translation
+  // generates from them; `label` the segmentation ("seg"). Empty: one image
+  // per case. A datalist's entries are under `datalist_key`, their paths
+  // relative to `root` ("": the JSON's folder).
+  std::vector<std::string> channels;
+  std::string target;
+  std::string label;
+  std::string datalist_key = "training";
+  std::string root;
   Modality modality = Modality::ct;
   // Simulated phantoms (source == simulated).
   int num_train = 24;

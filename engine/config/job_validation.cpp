@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "config/job_data_paths.hpp"
+#include "config/job_enums.hpp"
 #include "config/job_field_checks.hpp"
 #include "config/job_loader.hpp"
 #include "config/maisi_models.hpp"
@@ -183,10 +184,25 @@ void check_survival(const JobSpec& job, Checks& c) {
       break;
     }
   const TaskTraits* task = find_task(job.task);
-  if (task && task->reads_outcome_labels && job.data.source == DataSource::folder)
+  if (task && task->reads_outcome_labels && job.data.source != DataSource::csv &&
+      job.data.source != DataSource::simulated)
     c.fail("data.source", "task " + job.task +
                               " reads its labels from a CSV manifest (source csv) or simulates them (source "
-                              "simulated), not from a folder");
+                              "simulated), not from a " +
+                              std::string(to_string(job.data.source)));
+  if (task && task->reads_cases) {
+    if (job.data.channels.empty())
+      c.fail("data.channels", "task " + job.task + " needs the contrasts it translates from (BraTS: [t1n, t1c, t2w])");
+    if (job.data.target.empty())
+      c.fail("data.target", "task " + job.task + " needs the contrast it generates (BraTS: t2f)");
+    if (job.data.source == DataSource::simulated || job.data.source == DataSource::csv)
+      c.fail("data.source", "task " + job.task +
+                                " reads cases of several contrasts: a folder of case folders or a "
+                                "datalist (got " +
+                                std::string(to_string(job.data.source)) + ")");
+  } else if (job.data.channels.size() > 1) {
+    c.fail("data.channels", "task " + job.task + " reads one image per case (task translation reads several)");
+  }
 }
 
 }  // namespace

@@ -54,6 +54,7 @@ std::string yaml_scalar(const std::vector<bool>& v) {
   return out + "]";
 }
 std::string yaml_scalar(const std::vector<int>& v) { return yaml_flow(v); }
+std::string yaml_scalar(const std::vector<std::string>& v) { return yaml_flow(v); }
 template <class T, std::size_t N>
 std::string yaml_scalar(const std::array<T, N>& v) {
   return yaml_flow(v);
@@ -103,6 +104,7 @@ OrderedJson json_value(const std::vector<bool>& v) {
   return out;
 }
 OrderedJson json_value(const std::vector<int>& v) { return OrderedJson(v); }
+OrderedJson json_value(const std::vector<std::string>& v) { return OrderedJson(v); }
 template <class T, std::size_t N>
 OrderedJson json_value(const std::array<T, N>& v) {
   return OrderedJson(v);

@@ -12,6 +12,7 @@ const std::vector<TaskTraits>& task_catalog() {
       {.name = "controlnet", .kind = TaskKind::pipeline, .stages = "encode, controlnet", .generates_volumes = true},
       {.name = "vqgan", .kind = TaskKind::trainer, .reconstructs_volumes = true},
       {.name = "survival", .kind = TaskKind::trainer, .reads_outcome_labels = true},
+      {.name = "translation", .kind = TaskKind::trainer, .stages = "", .generates_volumes = true, .reads_cases = true},
   };
   return catalog;
 }

@@ -23,6 +23,7 @@ struct TaskTraits {
   bool reconstructs_volumes = false;  // `eval` scores its checkpoints by whole-volume reconstruction
   bool generates_volumes = false;     // `generate` samples new volumes from its runs
   bool reads_outcome_labels = false;  // trains on per-volume outcomes (time, event), which a folder of images lacks
+  bool reads_cases = false;  // reads several contrasts per case (data.channels, data.target); generate translates cases
 };
 
 // Every task, in the order messages and docs list them.

@@ -33,9 +33,14 @@ void check_options(const LoaderOptions& o) {
 
 }  // namespace
 
-BatchLoader::BatchLoader(const VolumeDataset& dataset, LoaderOptions options)
-    : dataset_(dataset), options_(options) {
+BatchLoader::BatchLoader(const VolumeDataset& dataset, LoaderOptions options,
+                         std::vector<const VolumeDataset*> more_channels)
+    : dataset_(dataset), more_channels_(std::move(more_channels)), options_(options) {
   check_options(options_);
+  for (const VolumeDataset* channel : more_channels_)
+    if (channel->size() != dataset_.size())
+      throw RuntimeError("BatchLoader: a channel dataset has " + std::to_string(channel->size()) +
+                         " items, the first " + std::to_string(dataset_.size()));
   const std::size_t per_rank = rank_samples(0).size();
   const std::size_t b = std::size_t(options_.batch_size);
   batches_per_epoch_ = int(options_.drop_last ? per_rank / b : (per_rank + b - 1) / b);
@@ -104,13 +109,26 @@ Batch BatchLoader::build_batch(int epoch, int batch, const std::vector<Sample>& 
   const std::int64_t patch_voxels = std::int64_t(k[0]) * k[1] * k[2];
   Batch out;
   out.index = batch;
-  out.images = at::empty({std::int64_t(samples.size()), 1, k[2], k[1], k[0]}, at::TensorOptions().dtype(at::kFloat));
+  const std::int64_t channels = 1 + std::int64_t(more_channels_.size());
+  out.images =
+      at::empty({std::int64_t(samples.size()), channels, k[2], k[1], k[0]}, at::TensorOptions().dtype(at::kFloat));
   float* dst = out.images.data_ptr<float>();
   for (std::size_t s = 0; s < samples.size(); ++s) {
     const std::shared_ptr<const Volume> volume = dataset_.share(samples[s].item);
     CounterRng rng({options_.base_seed, k_patch_stream, std::uint64_t(std::int64_t(epoch)), samples[s].position});
     const PatchPlacement placement = random_patch_placement(volume->size, k, options_.random_flip, rng);
-    copy_patch(*volume, placement, k, dst + std::int64_t(s) * patch_voxels);
+    float* sample = dst + std::int64_t(s) * channels * patch_voxels;
+    copy_patch(*volume, placement, k, sample);
+    for (std::size_t c = 0; c < more_channels_.size(); ++c) {
+      const std::shared_ptr<const Volume> other = more_channels_[c]->share(samples[s].item);
+      if (!same_grid(*other, *volume))
+        throw DataError(more_channels_[c]->path(samples[s].item), "case " + dataset_.id(samples[s].item) +
+                                                                      ": this contrast's grid differs from " +
+                                                                      dataset_.path(samples[s].item) +
+                                                                      "'s; the contrasts of a case must share one grid "
+                                                                      "(co-registered, as BraTS ships them)");
+      copy_patch(*other, placement, k, sample + std::int64_t(c + 1) * patch_voxels);
+    }
     out.ids.push_back(dataset_.id(samples[s].item));
     out.items.push_back(samples[s].item);
     out.sample_keys.push_back(CounterRng({options_.base_seed, k_noise_stream, std::uint64_t(std::int64_t(epoch)), samples[s].position}).next());

@@ -58,7 +58,12 @@ class BatchLoader : public BatchSource {
  public:
   // Throws ConfigError for invalid options (batch size, patch size, rank, world
   // size, workers, prefetch) and when an epoch would hold no batch at all.
-  BatchLoader(const VolumeDataset& dataset, LoaderOptions options);
+  // `more_channels`: datasets of the same cases in the same order (the other
+  // contrasts of multi-contrast cases); their volumes become channels 1.. of
+  // each sample, cut at the same place and flipped alike. A case whose
+  // channels differ in size fails with a DataError naming it.
+  BatchLoader(const VolumeDataset& dataset, LoaderOptions options,
+              std::vector<const VolumeDataset*> more_channels = {});
   ~BatchLoader() override;
   BatchLoader(const BatchLoader&) = delete;
   BatchLoader& operator=(const BatchLoader&) = delete;
@@ -93,6 +98,7 @@ class BatchLoader : public BatchSource {
   void stop_workers();
 
   const VolumeDataset& dataset_;
+  std::vector<const VolumeDataset*> more_channels_;
   LoaderOptions options_;
   int batches_per_epoch_ = 0;
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "config/job_enums.hpp"
 #include "core/error.hpp"
 #include "data/counter_rng.hpp"
 #include "data/ct_phantom.hpp"
@@ -33,7 +34,9 @@ void check_spec(const DataSpec& spec) {
     if (spec.num_val < 0) errors.push_back({"data.num_val", "must be >= 0 (got " + std::to_string(spec.num_val) + ")"});
   } else if (spec.path.empty()) {
     errors.push_back({"data.path", spec.source == DataSource::folder ? "a folder is required when data.source is folder"
-                                                                     : "a CSV manifest is required when data.source is csv"});
+                                   : spec.source == DataSource::csv
+                                       ? "a CSV manifest is required when data.source is csv"
+                                       : "a datalist JSON is required when data.source is datalist"});
   }
   if (!(spec.ct_window[0] < spec.ct_window[1]))
     errors.push_back({"data.ct_window", "must be [lo, hi] with lo < hi"});
@@ -123,24 +126,21 @@ const Volume& VolumeDataset::get(std::size_t i) const {
 
 void VolumeDataset::warm_cache(int num_workers) const { cache_->fill(num_workers); }
 
-namespace {
-bool is_csv_name(std::string ext) {
-  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return ext == ".csv";
-}
-}  // namespace
-
 void apply_data_override(DataSpec& spec, const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  const DataSource by_name = data_source_for_path(path);
   if (fs::is_directory(path, ec)) {
     spec.source = DataSource::folder;
-  } else if (fs::is_regular_file(path, ec) && is_csv_name(fs::path(path).extension().string())) {
-    spec.source = DataSource::csv;
+  } else if (fs::is_regular_file(path, ec) && by_name != DataSource::folder) {
+    spec.source = by_name;
   } else if (!fs::exists(path, ec)) {
     throw DataError(path, "--data: no such folder or file");
   } else {
-    throw DataError(path, "--data expects a folder of volumes (.nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd or DICOM series) or a .csv manifest");
+    throw DataError(
+        path,
+        "--data expects a folder of volumes (.nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd or DICOM series) or of "
+        "case folders, a .csv manifest or a .json datalist");
   }
   spec.path = path;
 }

@@ -94,7 +94,8 @@ class VolumeDataset {
 // under one base seed: a bijective mix of a counter that differs between them.
 std::uint64_t phantom_seed_for(std::uint64_t base_seed, bool validation, std::size_t index);
 
-// `--data PATH`: a folder of volumes or a .csv manifest replaces the job's
+// `--data PATH`: a folder (of volumes or of case folders), a .csv manifest or a
+// .json datalist replaces the job's
 // data source (source and path only; everything else stays). Throws DataError
 // naming the path when it is neither.
 void apply_data_override(DataSpec& spec, const std::string& path);

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/volume_file_names.hpp"
+#include "data/case_listing.hpp"
 
 namespace fs = std::filesystem;
 
@@ -179,8 +180,44 @@ std::vector<VolumeEntry> read_volume_manifest(const std::string& csv_path) {
   return entries;
 }
 
+namespace {
+
+// One contrast per case (data.channels' only entry), or a datalist's single images.
+std::vector<VolumeEntry> case_volumes(const DataSpec& data) {
+  const auto cases = list_job_cases(data);
+  if (data.channels.size() > 1)
+    throw ConfigError({{"data.channels", "names " + std::to_string(data.channels.size()) +
+                                             " contrasts; this task reads one image per case (task translation "
+                                             "reads several)"}});
+  std::string contrast = data.channels.empty() ? "" : data.channels.front();
+  if (contrast.empty()) {
+    const auto& first = cases.front();
+    if (first.contrasts.size() == 1 && first.contrasts.count("image")) {
+      contrast = "image";  // a datalist of single images (MAISI's)
+    } else {
+      std::string found;
+      for (const auto& [name, file] : first.contrasts) found += (found.empty() ? "" : ", ") + name;
+      throw DataError(data.path, "holds cases of several contrasts (" + first.id + ": " + found +
+                                     "); name the one to read in data.channels, e.g. data.channels: [" +
+                                     first.contrasts.begin()->first + "]");
+    }
+  }
+  std::vector<VolumeEntry> entries;
+  for (const auto& c : cases) {
+    entries.push_back({case_contrast_file(c, contrast), c.id, false});
+    entries.back().source = c.source;
+  }
+  return entries;
+}
+
+}  // namespace
+
 std::vector<VolumeEntry> list_job_volumes(const DataSpec& data) {
-  auto all = data.source == DataSource::folder ? list_volume_folder(data.path) : read_volume_manifest(data.path);
+  const bool cases =
+      data.source == DataSource::datalist || (data.source == DataSource::folder && holds_case_folders(data.path));
+  auto all = cases                               ? case_volumes(data)
+             : data.source == DataSource::folder ? list_volume_folder(data.path)
+                                                 : read_volume_manifest(data.path);
   // data.max_volumes cuts the list before the split: a quick run keeps a validation set.
   if (data.max_volumes > 0 && all.size() > static_cast<std::size_t>(data.max_volumes)) all.resize(data.max_volumes);
   return all;

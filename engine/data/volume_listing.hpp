@@ -56,9 +56,11 @@ std::vector<VolumeEntry> list_volume_folder(const std::string& folder);
 // neither a volume file (is_volume_file_path) nor a DICOM folder, no rows at all).
 std::vector<VolumeEntry> read_volume_manifest(const std::string& csv_path);
 
-// The volumes of a real-data job (data.source folder or csv), in the order
+// The volumes of a real-data job (data.source folder, csv or datalist), in the order
 // split_range() cuts into training and validation: the training set and the
-// evaluation's reference set are both read from this one list.
+// evaluation's reference set are both read from this one list. A folder of
+// case folders and a datalist give one volume per case: the contrast
+// data.channels names (case_listing.hpp), or a datalist entry's only image.
 std::vector<VolumeEntry> list_job_volumes(const DataSpec& data);
 
 // [begin, end) of the items of `split` when `count` sorted items are split:

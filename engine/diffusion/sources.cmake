@@ -12,7 +12,8 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ldm_pipeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ldm_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_embedding_files.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/maisi_import.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/maisi_import.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/translation_task.cpp)
 # Provenance in generated files: no LibTorch, so the console links it too.
 target_sources(medsynth_provenance PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/generation_provenance.cpp

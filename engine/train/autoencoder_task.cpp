@@ -7,7 +7,7 @@
 #include "data/volume_dataset.hpp"
 #include "models/autoencoder_kl.hpp"
 #include "train/autocast_scope.hpp"
-#include "metrics/image_metrics.hpp"
+#include "train/validation_means.hpp"
 #include "metrics/losses.hpp"
 #include "train/patch_training_data.hpp"
 #include "train/patch_gan_training.hpp"
@@ -114,24 +114,17 @@ ValidationResult AutoencoderTask::validate(const VolumeDataset& dataset, const s
   AutocastScope autocast(impl_->job.training.amp, impl_->device.type());  // inference in the training precision
   train_mode(false);
   ValidationResult result;
-  double psnr_sum = 0, ssim_sum = 0, l1_sum = 0;
+  ValidationMeans means;
   for (std::size_t n = 0; n < items.size(); ++n) {
     const std::size_t i = items[n];
     const Volume& volume = dataset.get(i);
     at::Tensor image = volume_to_tensor(volume);
     at::Tensor recon = reconstruct_volume(image).clamp(0.0, 1.0);
-    psnr_sum += psnr(recon, image, 1.0);
-    ssim_sum += ssim3d(recon, image);
-    l1_sum += (recon - image).abs().mean().item<double>();
+    means.add_image_scores(recon, image);
     if (static_cast<int>(n) < keep_outputs) result.outputs.emplace_back("reconstruction-" + dataset.id(i), tensor_to_volume(recon, volume));
   }
   train_mode(true);
-  result.count = static_cast<int>(items.size());
-  if (result.count > 0) {
-    result.metrics["val/psnr"] = psnr_sum / result.count;
-    result.metrics["val/ssim"] = ssim_sum / result.count;
-    result.metrics["val/l1"] = l1_sum / result.count;
-  }
+  means.write(result, static_cast<int>(items.size()));
   return result;
 }
 

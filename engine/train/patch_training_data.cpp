@@ -4,7 +4,6 @@
 #include <utility>
 
 namespace medsynth {
-namespace {
 
 LoaderOptions patch_loader_options(const JobSpec& job, const RunShard& shard) {
   LoaderOptions lo;
@@ -20,8 +19,6 @@ LoaderOptions patch_loader_options(const JobSpec& job, const RunShard& shard) {
   lo.prefetch = job.data.prefetch;
   return lo;
 }
-
-}  // namespace
 
 PatchTrainingData::PatchTrainingData(const JobSpec& job, const RunShard& shard, ValidateVolumes validate)
     : job_(job),

@@ -15,6 +15,9 @@
 
 namespace medsynth {
 
+// The patch loader's options of a job for one rank (batch, patch, flips, seed, workers).
+LoaderOptions patch_loader_options(const JobSpec& job, const RunShard& shard);
+
 class PatchTrainingData : public TrainingData {
  public:
   using ValidateVolumes =

@@ -7,7 +7,9 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/own_batch_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_gan_training.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/case_training_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_training_data.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/validation_means.cpp
   ${CMAKE_CURRENT_LIST_DIR}/survival_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/task_registry.cpp

@@ -9,7 +9,7 @@
 #include "dist/process_group.hpp"
 #include "models/vqgan.hpp"
 #include "train/autocast_scope.hpp"
-#include "metrics/image_metrics.hpp"
+#include "train/validation_means.hpp"
 #include "metrics/losses.hpp"
 #include "train/own_batch_data.hpp"
 #include "train/patch_gan_training.hpp"
@@ -156,13 +156,12 @@ ValidationResult VqganTask::validate(const VolumeDataset& dataset, const std::ve
   AutocastScope autocast(m.job.training.amp, m.device.type());
   train_mode(false);
   ValidationResult result;
-  double psnr_sum = 0, ssim_sum = 0, perplexity_sum = 0;
+  ValidationMeans means;
   for (std::size_t n = 0; n < items.size(); ++n) {
     const Volume& volume = dataset.get(items[n]);
     at::Tensor image = volume_to_tensor(volume);
     at::Tensor recon = reconstruct_volume(image).clamp(0.0, 1.0);
-    psnr_sum += psnr(recon, image, 1.0);
-    ssim_sum += ssim3d(recon, image);
+    means.add_image_scores(recon, image, /*l1=*/false);
     // Codebook usage on the held-out volume: perplexity of its codes.
     const PatchGrid grid = make_patch_grid({image.size(2), image.size(3), image.size(4)}, patch_grid_options(m.job.data));
     at::Tensor counts = at::zeros({m.job.model.vqgan.num_embeddings});
@@ -173,16 +172,11 @@ ValidationResult VqganTask::validate(const VolumeDataset& dataset, const std::ve
       counts.index_add_(0, idx, at::ones({idx.size(0)}));
     }
     at::Tensor p = counts / counts.sum();
-    perplexity_sum += at::exp(-(p * at::log(p + 1e-10)).sum()).item<double>();
+    means.add("val/perplexity", at::exp(-(p * at::log(p + 1e-10)).sum()).item<double>());
     if (static_cast<int>(n) < keep_outputs) result.outputs.emplace_back("reconstruction-" + dataset.id(items[n]), tensor_to_volume(recon, volume));
   }
   train_mode(true);
-  result.count = static_cast<int>(items.size());
-  if (result.count > 0) {
-    result.metrics["val/psnr"] = psnr_sum / result.count;
-    result.metrics["val/ssim"] = ssim_sum / result.count;
-    result.metrics["val/perplexity"] = perplexity_sum / result.count;
-  }
+  means.write(result, static_cast<int>(items.size()));
   return result;
 }
 

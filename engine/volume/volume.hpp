@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -22,6 +23,15 @@ struct Volume {
   float& at(std::size_t x, std::size_t y, std::size_t z) { return voxels[index(x, y, z)]; }
   float at(std::size_t x, std::size_t y, std::size_t z) const { return voxels[index(x, y, z)]; }
 };
+
+// Do two volumes lie on one voxel grid (size, and spacing within 0.1 %)?
+// The contrasts of a case must, to be stacked as channels.
+inline bool same_grid(const Volume& a, const Volume& b) {
+  if (a.size != b.size) return false;
+  for (int d = 0; d < 3; ++d)
+    if (std::fabs(a.spacing[d] - b.spacing[d]) > 1e-3 * std::fabs(a.spacing[d])) return false;
+  return true;
+}
 
 // Makes a zero-filled volume of the given size and spacing, identity direction.
 inline Volume make_volume(std::array<std::size_t, 3> size, std::array<double, 3> spacing = {1.0, 1.0, 1.0}) {

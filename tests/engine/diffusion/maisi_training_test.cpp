@@ -21,6 +21,7 @@
 #include "run/run_directory.hpp"
 #include "state/tensor_file.hpp"
 #include "support/child_process.hpp"
+#include "support/run_events.hpp"
 #include "support/temp_dir.hpp"
 #include "volume/volume_io.hpp"
 
@@ -29,39 +30,16 @@ namespace fs = std::filesystem;
 namespace medsynth {
 namespace {
 
+using test::events_of;
+using test::mean;
+using test::metric;
+using test::only_run_in;
+
 const fs::path k_data = MEDSYNTH_DIFFUSION_TEST_DATA;
 
 std::string file_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::vector<nlohmann::json> events_of(const fs::path& file) {
-  std::vector<nlohmann::json> events;
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) events.push_back(nlohmann::json::parse(line));
-  return events;
-}
-
-std::vector<double> metric(const std::vector<nlohmann::json>& events, const std::string& name) {
-  std::vector<double> values;
-  for (const auto& e : events)
-    if (e.value("type", "") == "metric" && e.value("name", "") == name) values.push_back(e.at("value").get<double>());
-  return values;
-}
-
-double mean(const std::vector<double>& v, std::size_t first, std::size_t count) {
-  return std::accumulate(v.begin() + static_cast<std::ptrdiff_t>(first),
-                         v.begin() + static_cast<std::ptrdiff_t>(first + count), 0.0) /
-         static_cast<double>(count);
-}
-
-fs::path only_run_in(const fs::path& runs_dir) {
-  std::vector<fs::path> runs;
-  for (const auto& e : fs::directory_iterator(runs_dir)) runs.push_back(e.path());
-  EXPECT_EQ(runs.size(), 1u);
-  return runs.empty() ? fs::path() : runs.front();
 }
 
 TEST(MaisiTraining, AnImportedRunFineTunesOnTwoRanksAndEachRankGeneratesItsImage) {

@@ -51,3 +51,12 @@ medsynth_add_test(NAME diffusion_maisi_embeddings_test
   LABELS unit)
 add_dependencies(diffusion_maisi_embeddings_test medsynth-engine)
 target_compile_definitions(diffusion_maisi_embeddings_test PRIVATE MEDSYNTH_DIFFUSION_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+# Issue 35: the Fast-DDPM BraTS user's image-to-image task on BraTS 2023 and
+# 2021 case folders and a datalist, on two ranks through launch.
+medsynth_add_test(NAME diffusion_translation_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/translation_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit
+  PROCESSORS 2)
+add_dependencies(diffusion_translation_test medsynth-engine)
+target_compile_definitions(diffusion_translation_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

@@ -1,0 +1,188 @@
+#include "diffusion/translation_task.hpp"
+
+#include <ATen/ATen.h>
+
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "data/case_listing.hpp"
+#include "data/counter_rng.hpp"
+#include "data/volume_tensor.hpp"
+#include "diffusion/ldm_task.hpp"
+#include "train/validation_means.hpp"
+#include "schedulers/diffusion_scheduler.hpp"
+#include "train/autocast_scope.hpp"
+#include "volume/volume_io.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth {
+namespace {
+
+constexpr std::uint64_t k_translation_noise = 0x7472616e73ull;  // "trans"
+
+// The contrasts a translation job reads, in channel order: conditions, then the target.
+std::vector<std::string> job_contrasts(const JobSpec& job) {
+  std::vector<std::string> contrasts = job.data.channels;
+  contrasts.push_back(job.data.target);
+  return contrasts;
+}
+
+// What validate_job cannot see: the contrast spellings (data/case_listing.hpp).
+void check_target_is_no_input(const JobSpec& job) {
+  for (const auto& c : job.data.channels)
+    if (same_contrast(c, job.data.target))
+      throw ConfigError(
+          {{"data.target", "'" + job.data.target + "' is also an input contrast (data.channels: " + c + ")"}},
+          "translation");
+}
+
+// [-1, 1], where the diffusion model works, from the loaders' [0, 1].
+at::Tensor to_model_range(const at::Tensor& x) { return x * 2.0 - 1.0; }
+
+}  // namespace
+
+DiffusionUnetOptions translation_unet_options(const JobSpec& job) {
+  DiffusionUnetOptions o = job.model.diffusion_unet;
+  o.in_channels = static_cast<int>(job.data.channels.size()) + 1;
+  o.out_channels = 1;
+  return o;
+}
+
+TranslationTask::TranslationTask(const JobSpec& job) : job_(job) {
+  check_target_is_no_input(job);
+  unet_ = DiffusionModelUNet(translation_unet_options(job));
+  scheduler_ = make_scheduler(job.scheduler);
+}
+
+TranslationTask::~TranslationTask() = default;
+
+std::vector<NamedModule> TranslationTask::modules() { return {{"unet", unet_.ptr()}}; }
+
+std::vector<OptimizerGroup> TranslationTask::optimizer_groups() {
+  return {optimizer_group("diffusion", "unet", *unet_)};
+}
+
+std::unique_ptr<TrainingData> TranslationTask::make_data(const RunShard& shard) {
+  return std::make_unique<CaseTrainingData>(job_, shard, job_contrasts(job_),
+                                            [this](const ContrastDatasets& cases, const std::vector<std::size_t>& items,
+                                                   int keep) { return validate(cases, items, keep); });
+}
+
+at::Tensor TranslationTask::compute_loss(std::size_t, const StepBatch& batch, int,
+                                         std::map<std::string, double>& terms) {
+  const std::int64_t conditions = batch.images.size(1) - 1;
+  const auto images = to_model_range(batch.images);
+  const auto condition = images.slice(1, 0, conditions);
+  const auto x0 = images.slice(1, conditions);
+  const auto [noise, u] = batch_draws(x0, batch.sample_keys);
+  const double numel = static_cast<double>(x0.size(2) * x0.size(3) * x0.size(4));
+  const auto t = scheduler_->training_timesteps(u, numel);
+  const auto xt = scheduler_->add_noise(x0, noise, t);
+  const auto target = scheduler_->training_target(x0, noise, t);
+  // Fast-DDPM's order: the condition images, then the noisy target.
+  const auto prediction =
+      unet_->forward(at::cat({condition, xt}, 1), t.to(x0.device(), at::kFloat), UnetConditioning{});
+  auto loss = at::mse_loss(prediction.to(at::kFloat), target.to(at::kFloat));
+  terms["train/diffusion_loss"] += loss.item<double>();
+  return loss;
+}
+
+at::Tensor TranslationTask::translate(const at::Tensor& conditions, std::uint64_t key) {
+  // Pad every axis to a multiple of the UNet's downsampling with the background (0).
+  const std::int64_t factor = std::int64_t{1} << (job_.model.diffusion_unet.channels.size() - 1);
+  std::vector<std::int64_t> pad;  // constant_pad_nd order: last axis first
+  for (int d = 4; d >= 2; --d) {
+    const std::int64_t size = conditions.size(d);
+    pad.push_back(0);
+    pad.push_back((size + factor - 1) / factor * factor - size);
+  }
+  const auto condition = to_model_range(at::constant_pad_nd(conditions, pad, 0.0)).to(device_);
+  std::vector<std::int64_t> shape(condition.sizes().begin(), condition.sizes().end());
+  shape[1] = 1;
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(CounterRng{key, k_translation_noise}.next());
+  const auto cpu = at::TensorOptions().dtype(at::kFloat);
+  auto x = at::randn(shape, gen, cpu).to(device_);
+  const double numel = static_cast<double>(shape[2] * shape[3] * shape[4]);
+  const auto steps = scheduler_->inference_timesteps(numel);
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    const double t = steps[s], next = s + 1 < steps.size() ? steps[s + 1] : -1.0;
+    const auto timesteps = at::full({1}, t, cpu).to(device_);
+    const auto out =
+        unet_->forward(at::cat({condition, x.to(condition.scalar_type())}, 1), timesteps, UnetConditioning{})
+            .to(at::kFloat);
+    const auto noise = scheduler_->stochastic() ? at::randn(shape, gen, cpu).to(device_) : at::Tensor();
+    x = scheduler_->step(out, t, next, x, noise);
+  }
+  const auto image = ((x.to(at::kCPU, at::kFloat) + 1.0) * 0.5).clamp(0.0, 1.0);
+  return image.slice(2, 0, conditions.size(2)).slice(3, 0, conditions.size(3)).slice(4, 0, conditions.size(4));
+}
+
+ValidationResult TranslationTask::validate(const ContrastDatasets& cases, const std::vector<std::size_t>& items,
+                                           int keep_outputs) {
+  at::NoGradGuard no_grad;
+  AutocastScope autocast(job_.training.amp, device_.type());  // sampling in the training precision
+  train_mode(false);
+  ValidationResult result;
+  ValidationMeans means;
+  const std::size_t conditions = cases.size() - 1;
+  for (std::size_t n = 0; n < items.size(); ++n) {
+    const std::size_t i = items[n];
+    const Volume& real = cases.back()->get(i);
+    std::vector<at::Tensor> channels;
+    for (std::size_t c = 0; c < conditions; ++c) {
+      const Volume& v = cases[c]->get(i);
+      if (!same_grid(v, real))
+        throw DataError(cases[c]->path(i), "case " + cases[c]->id(i) + ": this contrast's grid differs from " +
+                                               cases.back()->path(i) +
+                                               "'s; the contrasts of a case must share one grid");
+      channels.push_back(volume_to_tensor(v));
+    }
+    const at::Tensor target = volume_to_tensor(real);
+    const at::Tensor translated = translate(at::cat(channels, 1), hash_keys({0x76616cull, i}));
+    means.add_image_scores(translated, target);
+    if (static_cast<int>(n) < keep_outputs)
+      result.outputs.emplace_back(translated_file_stem(cases.front()->path(i), cases.front()->id(i), job_.data.target),
+                                  tensor_to_volume(translated, real));
+  }
+  train_mode(true);
+  means.write(result, static_cast<int>(items.size()));
+  return result;
+}
+
+void TranslationTask::to(const c10::Device& device) {
+  device_ = device;
+  unet_->to(device);
+}
+
+void TranslationTask::train_mode(bool on) { unet_->train(on); }
+
+std::vector<std::string> translate_cases(const JobSpec& job, TranslationTask& task, const TranslateOptions& options) {
+  const ContrastDatasets inputs = contrast_datasets(job, job.data.channels, "all");
+  at::NoGradGuard no_grad;
+  task.train_mode(false);
+  std::vector<std::string> written;
+  const auto& first = *inputs.front();
+  for (std::size_t i = static_cast<std::size_t>(options.rank); i < first.size();
+       i += static_cast<std::size_t>(options.world_size)) {
+    std::vector<at::Tensor> channels;
+    for (const auto& contrast : inputs) {
+      if (!same_grid(contrast->get(i), first.get(i)))
+        throw DataError(contrast->path(i), "case " + first.id(i) + ": this contrast's grid differs from " +
+                                               first.path(i) + "'s; the contrasts of a case must share one grid");
+      channels.push_back(volume_to_tensor(contrast->get(i)));
+    }
+    const at::Tensor translated =
+        task.translate(at::cat(channels, 1), hash_keys({static_cast<std::uint64_t>(job.generate.base_seed), i}));
+    const fs::path folder = fs::path(options.output_dir) / first.id(i);
+    fs::create_directories(folder);
+    const std::string path =
+        (folder / (translated_file_stem(first.path(i), first.id(i), job.data.target) + ".nii.gz")).string();
+    write_volume(tensor_to_volume(translated, first.get(i)), path);
+    written.push_back(path);
+    if (options.on_written) options.on_written(path);
+  }
+  return written;
+}
+
+}  // namespace medsynth

@@ -1,0 +1,136 @@
+// Multi-contrast cases (issue 35): BraTS 2023 and 2021 case folders and
+// MONAI datalists are read as cases, contrasts by their file-name suffix in
+// either spelling; a missing contrast names the case and the contrast; a job
+// reading one contrast per case gets it from data.channels.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "config/job_loader.hpp"
+#include "core/error.hpp"
+#include "data/case_listing.hpp"
+#include "data/volume_dataset.hpp"
+#include "data/volume_listing.hpp"
+#include "support/brats_cases.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CaseListing, ContrastsAreTheFileNameSuffixInEitherBratsSpelling) {
+  EXPECT_EQ(contrast_of_file("BraTS-GLI-00000-000-t1n.nii.gz", "BraTS-GLI-00000-000"), "t1n");
+  EXPECT_EQ(contrast_of_file("BraTS2021_00000_T1CE.nii.gz", "BraTS2021_00000"), "t1ce");
+  EXPECT_EQ(contrast_of_file("patient7_flair.nrrd", "other"), "flair");  // no case prefix: the last '_' part
+  EXPECT_TRUE(same_contrast("t2f", "flair"));
+  EXPECT_TRUE(same_contrast("T1C", "t1ce"));
+  EXPECT_FALSE(same_contrast("t1n", "t1c"));
+  EXPECT_FALSE(same_contrast("t2w", "flair"));
+  EXPECT_EQ(translated_file_stem("/d/BraTS2021_00003/BraTS2021_00003_t1.nii.gz", "BraTS2021_00003", "t2f"),
+            "BraTS2021_00003_flair");
+  EXPECT_EQ(translated_file_stem("/d/BraTS-GLI-00003-000/BraTS-GLI-00003-000-t1n.nii.gz", "BraTS-GLI-00003-000", "t2f"),
+            "BraTS-GLI-00003-000-t2f");
+}
+
+TEST(CaseListing, BratsFoldersOfBothYearsListTheirCasesAndSegmentations) {
+  for (auto naming : {test::BratsNaming::brats2023, test::BratsNaming::brats2021}) {
+    test::TempDir dir("brats-list");
+    test::write_brats_folder(dir.path(), naming, 3, {8, 8, 8});
+    const auto cases = list_case_folder(dir.path().string(), "seg");
+    ASSERT_EQ(cases.size(), 3u);
+    EXPECT_EQ(cases[1].id, test::brats_case_id(naming, 1));
+    EXPECT_EQ(cases[1].contrasts.size(), 4u);
+    EXPECT_TRUE(cases[1].label.ends_with("seg.nii.gz")) << cases[1].label;
+    // data.channels in the 2023 spelling reads 2021 files too.
+    EXPECT_EQ(
+        fs::path(case_contrast_file(cases[2], "t2f")).filename().string(),
+        test::brats_case_id(naming, 2) + test::brats_separator(naming) + test::brats_suffixes(naming)[3] + ".nii.gz");
+  }
+}
+
+TEST(CaseListing, AMissingContrastNamesTheCaseAndTheContrast) {
+  test::TempDir dir("brats-missing");
+  test::write_brats_folder(dir.path(), test::BratsNaming::brats2023, 3, {8, 8, 8});
+  fs::remove(dir / "BraTS-GLI-00001-000" / "BraTS-GLI-00001-000-t2w.nii.gz");
+  DataSpec data;
+  data.source = DataSource::folder;
+  data.path = dir.path().string();
+  data.channels = {"t2w"};
+  data.val_fraction = 0;
+  const std::string message = error_of([&] { VolumeDataset(data, "all", 1); });
+  EXPECT_NE(message.find("case BraTS-GLI-00001-000 has no t2w contrast"), std::string::npos) << message;
+  EXPECT_NE(message.find("t1c, t1n, t2f"), std::string::npos) << "what the case has: " << message;
+}
+
+TEST(CaseListing, AFolderOfCasesWithoutChannelsSaysWhichContrastsItHas) {
+  test::TempDir dir("brats-nochannels");
+  test::write_brats_folder(dir.path(), test::BratsNaming::brats2023, 2, {8, 8, 8});
+  DataSpec data;
+  data.source = DataSource::folder;
+  data.path = dir.path().string();
+  const std::string message = error_of([&] { list_job_volumes(data); });
+  EXPECT_NE(message.find("data.channels"), std::string::npos) << message;
+  EXPECT_NE(message.find("t1n"), std::string::npos) << message;
+  // With one contrast named, every case gives that file, id = the case.
+  data.channels = {"t1c"};
+  const auto entries = list_job_volumes(data);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].id, "BraTS-GLI-00000-000");
+  EXPECT_TRUE(entries[0].path.ends_with("-t1c.nii.gz"));
+}
+
+TEST(CaseListing, ADatalistListsTheSameCasesWithPathsUnderItsRoot) {
+  test::TempDir dir("brats-datalist");
+  test::write_brats_folder(dir / "data", test::BratsNaming::brats2021, 2, {8, 8, 8});
+  {
+    std::ofstream json(dir / "datalist.json");
+    json << R"({"training": [
+      {"image": ["BraTS2021_00000/BraTS2021_00000_t1.nii.gz", "BraTS2021_00000/BraTS2021_00000_t1ce.nii.gz",
+                 "BraTS2021_00000/BraTS2021_00000_t2.nii.gz", "BraTS2021_00000/BraTS2021_00000_flair.nii.gz"],
+       "label": "BraTS2021_00000/BraTS2021_00000_seg.nii.gz"},
+      {"image": ["BraTS2021_00001/BraTS2021_00001_t1.nii.gz", "BraTS2021_00001/BraTS2021_00001_t1ce.nii.gz",
+                 "BraTS2021_00001/BraTS2021_00001_t2.nii.gz", "BraTS2021_00001/BraTS2021_00001_flair.nii.gz"],
+       "label": "BraTS2021_00001/BraTS2021_00001_seg.nii.gz", "fold": 0}]})";
+  }
+  const auto cases = read_datalist((dir / "datalist.json").string(), "training", (dir / "data").string());
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[1].id, "BraTS2021_00001");
+  EXPECT_TRUE(case_contrast_file(cases[1], "t2f").ends_with("BraTS2021_00001_flair.nii.gz"));
+  EXPECT_TRUE(cases[0].label.ends_with("_seg.nii.gz"));
+  // Relative to the JSON's own folder, the files are not there: the entry is named.
+  const std::string message = error_of([&] { read_datalist((dir / "datalist.json").string(), "training", ""); });
+  EXPECT_NE(
+      message.find("datalist.json: training[0]: image 'BraTS2021_00000/BraTS2021_00000_t1.nii.gz' does not exist"),
+      std::string::npos)
+      << message;
+  EXPECT_NE(
+      error_of([&] { read_datalist((dir / "datalist.json").string(), "validation", ""); }).find("no list 'validation'"),
+      std::string::npos);
+}
+
+TEST(CaseListing, BratsFolderIsAJobDataPathNotNoVolumes) {
+  // The issue's first failure: `--data /datasets/BraTS2023` gave "no volume files".
+  test::TempDir dir("brats-validate");
+  test::write_brats_folder(dir.path(), test::BratsNaming::brats2023, 2, {8, 8, 8});
+  const JobSpec job = load_job_text_with_overrides(
+      "task: autoencoder\ndata:\n  source: folder\n  path: " + dir.path().string() + "\n  channels: [t1n]\n", {},
+      "job");
+  EXPECT_TRUE(validate_job(job).empty());
+  const std::string message =
+      error_of([&] { load_job_text_with_overrides("task: autoencoder\ndata:\n  channels: [t1n, t2w]\n", {}, "job"); });
+  EXPECT_NE(message.find("data.channels"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace medsynth

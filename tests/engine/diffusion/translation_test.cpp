@@ -1,0 +1,147 @@
+// The Fast-DDPM BraTS user's task (issue 35): image-to-image diffusion that
+// generates FLAIR from T1/T1c/T2, trained with the shipped template
+// (resources/jobs/fast-ddpm-brats.yaml, shrunk to a miniature UNet) on two
+// ranks through launch, on BraTS-2023- and BraTS-2021-shaped folders of 4
+// cases written here and on a datalist JSON of the same cases. Validation
+// reports the translated FLAIR's PSNR/SSIM against the real one; generate
+// writes each case's FLAIR under the name its inputs give it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "run/run_directory.hpp"
+#include "support/brats_cases.hpp"
+#include "support/child_process.hpp"
+#include "support/run_events.hpp"
+#include "support/temp_dir.hpp"
+#include "volume/volume_io.hpp"
+
+namespace fs = std::filesystem;
+
+namespace medsynth {
+namespace {
+
+using test::events_of;
+using test::mean;
+using test::metric;
+using test::only_run_in;
+
+std::string template_file() { return std::string(MEDSYNTH_SOURCE_DIR) + "/resources/jobs/fast-ddpm-brats.yaml"; }
+
+// The template at miniature size: 30 steps of 16^3 patches, 2 ranks.
+test::ProcessResult train_on(const std::string& data, const fs::path& runs, const fs::path& cwd) {
+  return test::run_process({test::engine_binary(),
+                            "launch",
+                            "--nproc-per-node",
+                            "2",
+                            "train",
+                            template_file(),
+                            "--data",
+                            data,
+                            "model.diffusion_unet.channels=[8,16]",
+                            "model.diffusion_unet.num_res_blocks=[1,1]",
+                            "model.diffusion_unet.attention_levels=[false,false]",
+                            "model.diffusion_unet.num_head_channels=[0,0]",
+                            "model.diffusion_unet.norm_num_groups=4",
+                            "data.patch_size=[16,16,16]",
+                            "data.val_fraction=0.25",
+                            "data.num_workers=0",
+                            "training.max_steps=30",
+                            "training.gradient_accumulation_steps=1",
+                            "training.lr=2e-3",
+                            "training.val_every_steps=10",
+                            "training.val_max_volumes=1",
+                            "output.log_every_steps=1",
+                            "--runs-dir",
+                            runs.string(),
+                            "--quiet"},
+                           cwd.string());
+}
+
+// The run learnt and reported the translated FLAIR's quality.
+void expect_trained_and_validated(const RunDirectory& run, const std::string& val_case_file) {
+  const auto events = events_of(run.events_file());
+  const auto loss = metric(events, "train/diffusion_loss");
+  ASSERT_EQ(loss.size(), 30u);
+  EXPECT_LT(mean(loss, 25, 5), 0.8 * mean(loss, 0, 5)) << "the denoising loss did not fall";
+  const auto psnr = metric(events, "val/psnr"), ssim = metric(events, "val/ssim");
+  ASSERT_GE(psnr.size(), 3u) << "PSNR of the translated FLAIR at each validation";
+  for (double p : psnr) EXPECT_TRUE(std::isfinite(p) && p > 0) << p;
+  for (double s : ssim) EXPECT_TRUE(std::isfinite(s) && s <= 1.0) << s;
+  std::cerr << "translated FLAIR PSNR: " << psnr.front() << " -> " << psnr.back() << " dB, SSIM " << ssim.back()
+            << "\n";
+  // The held-out case's translation is written under the name its FLAIR has.
+  const fs::path out = fs::path(run.output_dir()) / val_case_file;
+  ASSERT_TRUE(fs::exists(out)) << out;
+  EXPECT_EQ(read_volume(out.string()).size, (std::array<std::size_t, 3>{20, 20, 16}));
+}
+
+TEST(Translation, Brats2023CasesTrainOnTwoRanksAndGenerateEachCasesFlair) {
+  test::TempDir dir("translation-2023");
+  test::write_brats_folder(dir / "BraTS2023", test::BratsNaming::brats2023, 4);
+  const auto r = train_on((dir / "BraTS2023").string(), dir / "runs", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const RunDirectory run{only_run_in(dir / "runs").string()};
+  expect_trained_and_validated(run, "BraTS-GLI-00003-000-t2f.nii.gz");
+
+  // generate translates every case: RUN/output/<case>/<case>-t2f.nii.gz on the inputs' grid.
+  const auto g = test::run_process({test::engine_binary(), "generate", run.root}, dir.path().string());
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  for (int n = 0; n < 4; ++n) {
+    const std::string id = test::brats_case_id(test::BratsNaming::brats2023, n);
+    const fs::path path = fs::path(run.output_dir()) / id / (id + "-t2f.nii.gz");
+    ASSERT_TRUE(fs::exists(path)) << path << "\n" << g.out;
+    const Volume flair = read_volume(path.string());
+    EXPECT_EQ(flair.size, (std::array<std::size_t, 3>{20, 20, 16}));
+    const auto [lo, hi] = std::minmax_element(flair.voxels.begin(), flair.voxels.end());
+    EXPECT_GE(*lo, 0.0f);
+    EXPECT_LE(*hi, 1.0f);
+    EXPECT_GT(*hi - *lo, 0.1f) << "a flat translation";
+  }
+}
+
+TEST(Translation, Brats2021NamesTrainTheSameJobAndNameTheirOutputsTheirWay) {
+  test::TempDir dir("translation-2021");
+  test::write_brats_folder(dir / "BraTS2021", test::BratsNaming::brats2021, 4);
+  const auto r = train_on((dir / "BraTS2021").string(), dir / "runs", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_trained_and_validated(RunDirectory{only_run_in(dir / "runs").string()}, "BraTS2021_00003_flair.nii.gz");
+}
+
+TEST(Translation, ADatalistOfTheSameCasesTrainsTheSameJob) {
+  test::TempDir dir("translation-datalist");
+  test::write_brats_folder(dir / "BraTS2023", test::BratsNaming::brats2023, 4);
+  nlohmann::json list = nlohmann::json::array();
+  for (int n = 0; n < 4; ++n) {
+    const std::string id = test::brats_case_id(test::BratsNaming::brats2023, n);
+    nlohmann::json images = nlohmann::json::array();
+    for (const char* c : {"t1n", "t1c", "t2w", "t2f"})
+      images.push_back("BraTS2023/" + id + "/" + id + "-" + c + ".nii.gz");
+    list.push_back({{"image", images}, {"label", "BraTS2023/" + id + "/" + id + "-seg.nii.gz"}});
+  }
+  std::ofstream(dir / "datalist.json") << nlohmann::json{{"training", list}}.dump(1);
+  const auto r = train_on((dir / "datalist.json").string(), dir / "runs", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_trained_and_validated(RunDirectory{only_run_in(dir / "runs").string()}, "BraTS-GLI-00003-000-t2f.nii.gz");
+}
+
+TEST(Translation, AMissingContrastFailsNamingTheCaseAndTheContrast) {
+  test::TempDir dir("translation-missing");
+  test::write_brats_folder(dir / "BraTS2023", test::BratsNaming::brats2023, 4);
+  fs::remove(dir / "BraTS2023" / "BraTS-GLI-00002-000" / "BraTS-GLI-00002-000-t1c.nii.gz");
+  const auto r = train_on((dir / "BraTS2023").string(), dir / "runs", dir.path());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("case BraTS-GLI-00002-000 has no t1c contrast"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace medsynth
