@@ -54,7 +54,9 @@ void add_train_options(CLI::App& cmd, TrainArguments& a) {
       "folders), a CSV manifest or a datalist JSON");
   cmd.add_option("--resume", a.resume, "Continue a run directory (from its last checkpoint) or start from a checkpoint file; 'auto' = newest run of this job");
   cmd.add_option("--init-weights", a.init_weights,
-                 "Start a new run (step 0, fresh optimizer) from the weights in this file: weights only, or another run's checkpoint")
+                 "Start a new run (step 0, fresh optimizer) from the weights in this file: weights only, another "
+                 "run's checkpoint, or a PyTorch state dict (.pt/.pth, e.g. MedicalNet's ResNets: the tensors the "
+                 "network shares load, the rest is reported)")
       ->check(CLI::ExistingFile);
   cmd.add_option("--runs-dir", a.runs_dir, "Where run directories are created (default: output.runs_dir, 'runs')");
   cmd.add_flag("--json", a.json, "Write the event stream (JSON lines) to stdout");

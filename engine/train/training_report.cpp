@@ -43,6 +43,16 @@ void emit_run_started(TrainingSession& s) {
              {"gradient_buckets", s.sync ? static_cast<int>(s.sync->bucket_count(0)) : 0},
              {"batch_per_rank", job.training.batch_size},
              {"accumulation", s.accum}};
+  if (!s.init_weights.path.empty()) {
+    // What --init-weights loaded, left and ignored, each group by its prefixes (docs/events.md).
+    const PartialLoadReport& r = s.init_weights.load;
+    e.extra.insert(e.extra.end(), {{"init_weights_format", s.init_weights.format},
+                                   {"init_weights_layout", r.layout},
+                                   {"init_weights_loaded", r.loaded.names.size()},
+                                   {"init_weights_loaded_names", r.loaded.prefixes},
+                                   {"init_weights_left_initial", group_lines(r.left_initial)},
+                                   {"init_weights_ignored", group_lines(r.ignored)}});
+  }
   s.events->run_started(e);
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "config/job_spec.hpp"
+#include "train/init_weights.hpp"
 #include "train/loss_scaler.hpp"
 #include "train/lr_schedule.hpp"
 #include "train/trainer.hpp"
@@ -73,6 +74,7 @@ struct TrainingSession {
   CheckpointIdentity identity;
   std::unique_ptr<CheckpointStore> store;  // rank 0 only
   TrainingProgress progress;
+  InitWeightsReport init_weights;          // what options.init_weights gave; empty path when none
   std::unique_ptr<GradientSync> sync;      // distributed runs only
   std::vector<std::string> parameter_names;  // every parameter and buffer, for the broadcast and the cross-rank check
   std::vector<at::Tensor> parameters;

@@ -14,6 +14,7 @@
 #include "events/run_logger.hpp"
 #include "events/tensorboard_writer.hpp"
 #include "train/autocast_scope.hpp"
+#include "train/init_weights.hpp"
 #include "state/checkpoint_store.hpp"
 #include "state/device_choice.hpp"
 #include "state/ema_weights.hpp"
@@ -100,8 +101,8 @@ void place_model(TrainingSession& s) {
 // Before the broadcast and the EMA copy: both then start from these weights.
 void load_start_weights(TrainingSession& s) {
   if (!s.options.init_weights.empty()) {
-    restore_weights(s.task->modules(), read_tensor_file(s.options.init_weights), s.options.init_weights);
-    s.info("starting from the weights of " + s.options.init_weights);
+    s.init_weights = load_init_weights(s.task->modules(), s.options.init_weights);
+    s.info(describe(s.init_weights));
   }
   // DDP's start: every rank begins from rank 0's weights (a fresh init
   // differs per rank seed). Before the EMA copy and the resume, which then

@@ -35,3 +35,12 @@ medsynth_add_test(NAME train_autocast_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/autocast_test.cpp
   LIBS medsynth_engine
   LABELS unit)
+# --init-weights from a torch.save state dict (a MedicalNet-shaped fixture of tests/engine/weights/data).
+medsynth_add_test(NAME train_init_weights_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/init_weights_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)
+add_dependencies(train_init_weights_test medsynth-engine)
+target_compile_definitions(train_init_weights_test PRIVATE
+  MEDSYNTH_TORCH_SAVE_TEST_DATA="${CMAKE_SOURCE_DIR}/tests/engine/weights/data/torch_save"
+  MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
