@@ -16,6 +16,10 @@ QStringList LaunchRequest::validate() const {
       errors << QStringLiteral("generate_run_dir: %1: not a run directory (no job.yaml)").arg(generate_run_dir);
   } else if (job_file.isEmpty()) {
     errors << QStringLiteral("job_file: no job file (save the job first)");
+  } else if (QFileInfo(job_file).isDir()) {
+    // `train RUN_DIR`: a new run from an ldm run's networks (a MAISI import's).
+    if (!QFileInfo(QDir(job_file).filePath(QStringLiteral("job.yaml"))).isFile())
+      errors << QStringLiteral("job_file: %1: a folder but not a run directory (no job.yaml)").arg(job_file);
   } else if (!QFileInfo(job_file).isFile()) {
     errors << QStringLiteral("job_file: %1: no such file").arg(job_file);
   }

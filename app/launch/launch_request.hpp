@@ -9,13 +9,13 @@
 namespace medsynth::app {
 
 struct LaunchRequest {
-  QString job_file;
+  QString job_file;        // a job file, or a run directory: `train RUN` starts a new run from its networks
   QStringList overrides;   // Hydra-style key=value (docs/job-file.md)
   QString runs_dir;        // empty: the job's output.runs_dir
   int nproc_per_node = 1;
   int max_restarts = 0;
   QString resume_run_dir;  // a run directory, a checkpoint file or "auto"
-  QString data_path;       // --data: a folder of volumes or a CSV manifest
+  QString data_path;       // --data: a folder of volumes (or of case folders), a CSV manifest or a datalist JSON
   // Set from a template the engine cannot train yet (JobTemplate::pending_reason):
   // such a request is always refused.
   QString pending_reason;

@@ -64,6 +64,12 @@ QStringList MaisiGenerateRequest::validate() const {
   if (modality >= 0) check_field(problems, "generate.modality", QStringLiteral("modality"), modality);
   if (guidance_scale >= 0)
     check_field(problems, "generate.guidance_scale", QStringLiteral("guidance_scale"), guidance_scale);
+  if (!finetune_data.isEmpty()) {
+    if (!QFileInfo::exists(finetune_data))
+      problems << QStringLiteral("finetune_data: %1: no such folder or datalist").arg(finetune_data);
+    check_field(problems, "training.max_steps", QStringLiteral("finetune_steps"), finetune_steps);
+    if (finetune_steps < 1) problems << QStringLiteral("finetune_steps: must be >= 1 (got %1)").arg(finetune_steps);
+  }
   if (nproc_per_node < 1) problems << QStringLiteral("nproc_per_node: must be >= 1 (got %1)").arg(nproc_per_node);
   if (run_dir.isEmpty())
     problems << QStringLiteral("run_dir: missing (where the imported run goes)");
@@ -82,24 +88,47 @@ QStringList maisi_import_arguments(const MaisiGenerateRequest& r) {
           r.model};
 }
 
+namespace {
+
+// generate.* of a request, as key=value overrides (both steps take them).
+QStringList generate_overrides(const MaisiGenerateRequest& r) {
+  QStringList overrides;
+  overrides << QStringLiteral("generate.output_size=") +
+                   bracketed({QString::number(r.output_size[0]), QString::number(r.output_size[1]),
+                              QString::number(r.output_size[2])})
+            << QStringLiteral("generate.spacing=") +
+                   bracketed({number(r.spacing[0]), number(r.spacing[1]), number(r.spacing[2])});
+  if (r.modality >= 0) overrides << QStringLiteral("generate.modality=%1").arg(r.modality);
+  if (r.guidance_scale >= 0) overrides << QStringLiteral("generate.guidance_scale=") + number(r.guidance_scale);
+  return overrides;
+}
+
+}  // namespace
+
 LaunchRequest maisi_generate_launch_request(const MaisiGenerateRequest& r) {
   LaunchRequest l;
   l.generate_run_dir = r.run_dir;
   l.nproc_per_node = r.nproc_per_node;
-  l.overrides << QStringLiteral("generate.output_size=") +
-                     bracketed({QString::number(r.output_size[0]), QString::number(r.output_size[1]),
-                                QString::number(r.output_size[2])})
-              << QStringLiteral("generate.spacing=") +
-                     bracketed({number(r.spacing[0]), number(r.spacing[1]), number(r.spacing[2])});
-  if (r.modality >= 0) l.overrides << QStringLiteral("generate.modality=%1").arg(r.modality);
-  if (r.guidance_scale >= 0) l.overrides << QStringLiteral("generate.guidance_scale=") + number(r.guidance_scale);
+  l.overrides = generate_overrides(r);
   l.generate_arguments << QStringLiteral("--num-images") << QString::number(r.num_images);
   if (!r.label_map.isEmpty()) l.generate_arguments << QStringLiteral("--label") << r.label_map;
   return l;
 }
 
+LaunchRequest maisi_finetune_launch_request(const MaisiGenerateRequest& r) {
+  LaunchRequest l;
+  l.job_file = r.run_dir;
+  l.data_path = r.finetune_data;
+  l.runs_dir = QFileInfo(r.run_dir).absolutePath();
+  l.nproc_per_node = r.nproc_per_node;
+  l.overrides << QStringLiteral("training.max_steps=%1").arg(r.finetune_steps) << generate_overrides(r)
+              << QStringLiteral("generate.num_images=%1").arg(r.num_images);
+  return l;
+}
+
 QStringList maisi_generate_arguments(const MaisiGenerateRequest& r) {
-  return local_engine_arguments(maisi_generate_launch_request(r));
+  return local_engine_arguments(r.finetune_data.isEmpty() ? maisi_generate_launch_request(r)
+                                                          : maisi_finetune_launch_request(r));
 }
 
 GeneratedFiles find_generated_files(const QString& run_dir) {

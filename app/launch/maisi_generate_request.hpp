@@ -1,10 +1,14 @@
 // "Generate CT from MAISI weights" (issue 17.5) as data: what the user chose
 // (an NV-Generate-CTMR download, the model, an optional label map, output
-// size and spacing, processes) and the two engine command lines it becomes:
+// size and spacing, processes, optionally their own volumes to fine-tune on)
+// and the engine command lines it becomes:
 //   import-maisi FOLDER --out RUN_DIR --model MODEL
 //   generate RUN_DIR generate.output_size=[x,y,z] generate.spacing=[a,b,c]
 //            --num-images N [--label MAP]
-// (`launch --nproc-per-node P generate …` when P > 1). Pure and synchronous:
+// or, to fine-tune first (issue 34.6), a new run from the imported networks
+// that ends by generating, as the MAISI training workflow does:
+//   train RUN_DIR --data VOLUMES training.max_steps=S generate.… --json
+// (`launch --nproc-per-node P …` when P > 1). Pure and synchronous:
 // MaisiGenerateFlow runs the commands; the ui's dialog validates with it.
 #pragma once
 
@@ -36,6 +40,11 @@ struct MaisiGenerateRequest {
   int modality = -1;
   double guidance_scale = -1.0;
   int nproc_per_node = 1;                    // engine processes on this machine
+  // Fine-tune the released UNet on these volumes (a folder of CT volumes, of
+  // case folders, or a datalist JSON) for finetune_steps optimizer steps
+  // before generating; empty: generate from the released weights.
+  QString finetune_data;
+  int finetune_steps = 1000;
   QString run_dir;                           // created by import-maisi; must not exist yet
 
   // "field: reason" lines, empty when the request can run. Checks the folder
@@ -58,8 +67,14 @@ QStringList maisi_import_arguments(const MaisiGenerateRequest& request);
 // `launch --nproc-per-node P generate RUN_DIR overrides --num-images N
 // [--label MAP] --json` and follows its event stream.
 LaunchRequest maisi_generate_launch_request(const MaisiGenerateRequest& request);
-// Its engine command line (LocalLauncher's, with default options).
+// The second step's engine command line (LocalLauncher's, with default
+// options): generate's, or with finetune_data the fine-tune run's.
 QStringList maisi_generate_arguments(const MaisiGenerateRequest& request);
+// The fine-tune step (finetune_data set): `train RUN_DIR --data VOLUMES
+// training.max_steps=S` with the request's generate settings, a new run
+// beside the imported one (in RUN_DIR's parent folder) whose last stage
+// generates generate.num_images images.
+LaunchRequest maisi_finetune_launch_request(const MaisiGenerateRequest& request);
 
 // What generate wrote into RUN_DIR/output: the newest-named image (X_image.nii.gz
 // when a label map was given, else image_seed*_rank*.nii.gz) and its label

@@ -116,20 +116,24 @@ void MaisiGenerateFlow::on_import_finished(int exit_code, QProcess::ExitStatus s
 
 // The generate step is a run: LocalLauncher (the one make_launcher picks for
 // this machine) starts `launch ... generate RUN ... --json` and feeds the
-// event stream into the run's model, which a monitor can show.
+// event stream into the run's model, which a monitor can show. With data to
+// fine-tune on, the run is `train RUN --data ...` instead: a new ldm run from
+// the imported networks (encode, diffusion, generate stages), shown the same way.
 void MaisiGenerateFlow::start_generation() {
+  const bool finetune = !request_.finetune_data.isEmpty();
   stage_ = Stage::generating;
-  stage_name_ = QStringLiteral("generate");
+  stage_name_ = finetune ? QStringLiteral("fine-tune") : QStringLiteral("generate");
   stderr_tail_.clear();
   LocalLauncherOptions options;
   options.engine = program();
-  const LaunchRequest launch = maisi_generate_launch_request(request_);
+  const LaunchRequest launch =
+      finetune ? maisi_finetune_launch_request(request_) : maisi_generate_launch_request(request_);
   generation_ = new RunController(launch, make_launcher(nullptr, nullptr, options), this);
   connect(generation_, &RunController::stderr_text, this, [this](const QString& text) {
     for (const QString& line : text.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) keep_line(line);
   });
   connect(generation_, &RunController::failed_to_start, this,
-          [this](const QString& reason) { fail(QStringLiteral("generate did not start: %1").arg(reason)); });
+          [this](const QString& reason) { fail(QStringLiteral("%1 did not start: %2").arg(stage_name_, reason)); });
   connect(generation_, &RunController::finished, this, &MaisiGenerateFlow::on_generation_finished);
   emit stage_started(stage_name_, command_line(program(), local_engine_arguments(launch, options)));
   emit generation_started(generation_);
@@ -138,16 +142,20 @@ void MaisiGenerateFlow::start_generation() {
 
 void MaisiGenerateFlow::on_generation_finished(int exit_code, RunStatus status) {
   if (stage_ != Stage::generating) return;  // failed to start: reported already
-  if (cancel_requested_ || status == RunStatus::stopped) return fail(QStringLiteral("generate stopped"));
+  if (cancel_requested_ || status == RunStatus::stopped) return fail(QStringLiteral("%1 stopped").arg(stage_name_));
   if (status != RunStatus::finished) {
     const QString message = generation_ ? generation_->model()->failure_message() : QString();
-    return fail(QStringLiteral("generate failed (exit %1):\n%2")
+    return fail(QStringLiteral("%1 failed (exit %2):\n%3")
+                    .arg(stage_name_)
                     .arg(exit_code)
                     .arg(message.isEmpty() ? stderr_tail_.join(QLatin1Char('\n')) : message));
   }
-  const GeneratedFiles files = find_generated_files(request_.run_dir);
+  // A fine-tune run is a new run directory, which its run_started named.
+  const QString images_run =
+      request_.finetune_data.isEmpty() || !generation_ ? request_.run_dir : generation_->run_dir();
+  const GeneratedFiles files = find_generated_files(images_run);
   if (files.image.isEmpty())
-    return fail(QStringLiteral("generate finished but wrote no image into %1/output").arg(request_.run_dir));
+    return fail(QStringLiteral("%1 finished but wrote no image into %2/output").arg(stage_name_, images_run));
   stage_ = Stage::done;
   emit succeeded(files.image, files.label);
 }

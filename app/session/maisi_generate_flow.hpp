@@ -1,5 +1,6 @@
 // Runs "Generate CT from MAISI weights": the engine's import-maisi into a new
-// run directory (a one-shot command), then generate with the request's size,
+// run directory (a one-shot command), then (with finetune_data) a fine-tune
+// run from the imported networks that generates at its end, else generate with the request's size,
 // spacing, label map and processes as a run like every other: a
 // RunController over a LocalLauncher that follows generate's event stream
 // (--json), so its progress and images reach a RunModel, and the console
@@ -50,10 +51,10 @@ class MaisiGenerateFlow : public QObject {
   RunController* generation() const;
 
  signals:
-  // A command starts: "import-maisi" or "generate", with its full command line.
+  // A command starts: "import-maisi", "fine-tune" or "generate", with its full command line.
   void stage_started(const QString& stage, const QString& command_line);
   void output_line(const QString& line);  // the engine's stderr, one line each
-  // The generate step started as a run: show it like any run (a monitor tab).
+  // The generate (or fine-tune) step started as a run: show it like any run (a monitor tab).
   void generation_started(medsynth::app::RunController* run);
   void succeeded(const QString& image_path, const QString& label_path);
   void failed(const QString& message);

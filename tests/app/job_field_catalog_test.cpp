@@ -1,6 +1,9 @@
 // The editor's field catalog against the config library: every schema field
 // is there with a label, help and a known group; every choice and every
 // default is accepted; ranges refuse what the config library refuses.
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "app/jobs/job_document.hpp"
@@ -61,7 +64,8 @@ class JobFieldCatalogTest : public QObject {
       QVERIFY2(f.help != QLatin1String("See docs/job-file.md."), qPrintable(f.path + ": no help written for it"));
       QVERIFY2(groups.contains(f.group), qPrintable(f.path + ": " + f.group));
       used.insert(f.group);
-      static const QStringList kinds{"int", "double", "bool", "string", "choice", "path", "int_list", "double_list", "bool_list"};
+      static const QStringList kinds{"int",  "double",   "bool",        "string",    "choice",
+                                     "path", "int_list", "double_list", "bool_list", "string_list"};
       QVERIFY2(kinds.contains(f.kind), qPrintable(f.path + ": " + f.kind));
     }
     QCOMPARE(used.size(), 6);
@@ -74,6 +78,11 @@ class JobFieldCatalogTest : public QObject {
   }
 
   void defaults_and_choices_are_accepted_by_the_config_library() {
+    // Task translation reads cases of several contrasts: a folder of case folders.
+    QTemporaryDir cases;
+    QVERIFY(QDir().mkpath(cases.filePath("c1")));
+    QFile file(cases.filePath("c1/c1-t1n.nii.gz"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
     for (const auto& f : job_field_catalog()) {
       if (f.default_value.isValid() && f.path != QLatin1String("data.path") && f.path != QLatin1String("checkpoint.resume"))
         QVERIFY2(accepted(f.path, f.default_value), qPrintable(f.path));
@@ -82,6 +91,13 @@ class JobFieldCatalogTest : public QObject {
         // NV-Generate's layout needs xyz (MAISI) networks: checked with them.
         if (f.path == QLatin1String("ldm.embedding_layout") && choice == QLatin1String("maisi")) {
           QVERIFY(accepted_with(f.path, choice, {"model.tensor_axes=xyz"}));
+          QVERIFY(!accepted(f.path, choice));
+          continue;
+        }
+        if (f.path == QLatin1String("task") && choice == QLatin1String("translation")) {
+          QVERIFY(accepted_with(f.path, choice,
+                                {"data.source=folder", "data.path=" + cases.path().toStdString(), "data.channels=[t1n]",
+                                 "data.target=t2f"}));
           QVERIFY(!accepted(f.path, choice));
           continue;
         }

@@ -12,6 +12,8 @@
 #include "app/session/run_controller.hpp"
 #include "app/launch/maisi_generate_request.hpp"
 #include "app_test_support.hpp"
+#include "volume/volume.hpp"
+#include "volume/volume_io.hpp"
 
 using namespace medsynth::app;
 namespace t = medsynth::app::test;
@@ -100,6 +102,31 @@ class MaisiGenerateTest : public QObject {
     r.guidance_scale = 0;  // 0 is a choice: guidance off
     QVERIFY(maisi_generate_arguments(r).contains("generate.guidance_scale=0"));
     QVERIFY(!r.validate().join('\n').contains("guidance_scale"));
+  }
+
+  // Issue 34.6: with volumes to fine-tune on, the second step is a training
+  // run from the imported networks (`train RUN --data ...`), beside it in the
+  // runs folder, which generates at its end with the request's settings.
+  void fine_tuning_makes_the_second_step_a_training_run_of_the_imported_networks() {
+    MaisiGenerateRequest r;
+    r.folder = "/data/NV-Generate-CTMR";
+    r.run_dir = "/runs/maisi-rflow-ct-20261201-120000";
+    r.output_size = {64, 64, 32};
+    r.num_images = 0;
+    r.nproc_per_node = 2;
+    r.finetune_data = "/data/my-ct";
+    r.finetune_steps = 500;
+    const QStringList args = maisi_generate_arguments(r);
+    QCOMPARE(args.mid(0, 5), (QStringList{"launch", "--nproc-per-node", "2", "train", r.run_dir}));
+    for (const char* expected : {"training.max_steps=500", "generate.output_size=[64,64,32]", "generate.num_images=0",
+                                 "--json", "--data", "/data/my-ct", "--runs-dir", "/runs"})
+      QVERIFY2(args.contains(QString::fromLatin1(expected)), qPrintable(expected + (": " + args.join(' '))));
+    QVERIFY(!args.contains("generate"));
+    // Its problems name the field.
+    r.finetune_steps = 0;
+    QVERIFY2(r.validate().join('\n').contains("finetune_steps"), qPrintable(r.validate().join('\n')));
+    QVERIFY2(r.validate().join('\n').contains("finetune_data: /data/my-ct: no such"),
+             qPrintable(r.validate().join('\n')));
   }
 
   void a_folder_without_models_or_configs_is_refused_by_name() {
@@ -227,6 +254,44 @@ class MaisiGenerateTest : public QObject {
     bool listed = false;
     for (const auto& a : model->artifacts()) listed = listed || a.path == image;
     QVERIFY2(listed, qPrintable(image));
+  }
+
+  // Issue 34.6 for real: import the miniature folder, fine-tune its UNet on
+  // four volumes for three steps as a run of its own, which generates.
+  void the_real_engine_fine_tunes_the_imported_unet_then_generates() {
+    const QString engine = t::engine_path();
+    if (engine.isEmpty()) QSKIP("medsynth-engine is not built (ninja medsynth-engine, or set MEDSYNTH_ENGINE)");
+    const QString volumes = dir_.filePath("my-ct");
+    QDir().mkpath(volumes);
+    for (int n = 0; n < 4; ++n) {
+      medsynth::Volume v = medsynth::make_volume({32, 16, 48}, {1.5, 1.5, 2.0});
+      for (std::size_t i = 0; i < v.voxels.size(); ++i)
+        v.voxels[i] = static_cast<float>(-1000.0 + 1500.0 * ((i * (n + 3)) % 97) / 97.0);
+      medsynth::write_volume(v, QStringLiteral("%1/ct_%2.nii.gz").arg(volumes).arg(n).toStdString());
+    }
+    MaisiGenerateFlow flow(nullptr, engine);
+    QSignalSpy ok(&flow, &MaisiGenerateFlow::succeeded), failed(&flow, &MaisiGenerateFlow::failed);
+    QSignalSpy stages(&flow, &MaisiGenerateFlow::stage_started);
+    MaisiGenerateRequest r;
+    r.folder = miniature_folder();
+    r.run_dir = dir_.filePath("finetune-runs/maisi-rflow-ct");
+    r.output_size = {16, 24, 32};
+    r.spacing = {1.5, 1.2, 2.0};
+    r.finetune_data = volumes;
+    r.finetune_steps = 3;
+    flow.start(r);
+    QVERIFY(wait_done(ok, failed, 280000));
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
+    QCOMPARE(stages.count(), 2);
+    QCOMPARE(stages.at(1).at(0).toString(), QStringLiteral("fine-tune"));
+    // A new run beside the import, whose generate stage wrote the image.
+    const QString trained = flow.generation()->run_dir();
+    QVERIFY2(trained != r.run_dir && QFileInfo(trained).absolutePath() == QFileInfo(r.run_dir).absolutePath(),
+             qPrintable(trained));
+    const QString image = ok.front().at(0).toString();
+    QVERIFY2(image.startsWith(trained + "/output/image_seed") && image.endsWith(".nii.gz"), qPrintable(image));
+    QCOMPARE(flow.generation()->model()->status(), RunStatus::finished);
+    QCOMPARE(flow.generation()->model()->task(), QStringLiteral("ldm"));
   }
 
   void the_real_engines_error_for_missing_weights_reaches_the_caller() {

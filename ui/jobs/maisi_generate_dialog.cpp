@@ -156,6 +156,19 @@ QFormLayout* MaisiGenerateDialog::build_inputs(const QString& runs_dir, int proc
   processes_->setToolTip(tr("Engine processes on this machine (one per GPU); more than one runs through "
                             "`medsynth-engine launch --nproc-per-node`"));
 
+  finetune_ = new QLineEdit(this);
+  finetune_->setObjectName(QStringLiteral("maisi_finetune_data"));
+  finetune_->setPlaceholderText(tr("optional: your CT volumes (folder or datalist) to fine-tune the UNet on first"));
+  finetune_->setClearButtonEnabled(true);
+  QWidget* finetune_row = with_browse(finetune_, &finetune_browse_, this);
+  finetune_steps_ = new QSpinBox(this);
+  finetune_steps_->setObjectName(QStringLiteral("maisi_finetune_steps"));
+  finetune_steps_->setRange(1, 10000000);
+  finetune_steps_->setValue(app::MaisiGenerateRequest{}.finetune_steps);
+  finetune_steps_->setToolTip(
+      tr("Optimizer steps of the fine-tuning (training.max_steps); the released "
+         "autoencoder stays frozen and encodes your volumes"));
+
   runs_dir_ = new QLineEdit(runs_dir.isEmpty() ? QDir::home().filePath(QStringLiteral("medsynth-runs")) : runs_dir,
                             this);
   QWidget* runs_row = with_browse(runs_dir_, &runs_browse_, this);
@@ -170,6 +183,8 @@ QFormLayout* MaisiGenerateDialog::build_inputs(const QString& runs_dir, int proc
   form->addRow(form_label(modality_field), modality_);
   form->addRow(form_label(guidance_field), guidance_);
   form->addRow(tr("Processes:"), processes_);
+  form->addRow(tr("Fine-tune on:"), finetune_row);
+  form->addRow(tr("Fine-tune steps:"), finetune_steps_);
   form->addRow(tr("Runs folder:"), runs_row);
   size_row->setToolTip(size_field.help);
   spacing_row->setToolTip(spacing_field.help);
@@ -181,7 +196,8 @@ void MaisiGenerateDialog::build_layout(QFormLayout* form) {
   auto* intro = new QLabel(tr("Samples a CT from NVIDIA's MAISI networks: the engine imports an NV-Generate-CTMR "
                               "download (configs/ and the models/ you downloaded) into a new run directory, then "
                               "generates. A label map, when given, conditions the ControlNet and is shown over the "
-                              "image."),
+                              "image. With volumes to fine-tune on, the released UNet is trained on them first (a new "
+                              "run whose stages show live) and that run generates."),
                            this);
   intro->setWordWrap(true);
   problems_ = new QLabel(this);
@@ -219,7 +235,10 @@ void MaisiGenerateDialog::connect_inputs() {
           [this] { browse_file(tr("NV-Generate-CTMR folder"), folder_, true); });
   connect(label_browse_, &QToolButton::clicked, this, [this] { browse_file(tr("Label map"), label_, false); });
   connect(runs_browse_, &QToolButton::clicked, this, [this] { browse_file(tr("Runs folder"), runs_dir_, true); });
-  for (QLineEdit* edit : {folder_, label_, runs_dir_}) connect(edit, &QLineEdit::textChanged, this, &MaisiGenerateDialog::refresh);
+  connect(finetune_browse_, &QToolButton::clicked, this,
+          [this] { browse_file(tr("Volumes to fine-tune on"), finetune_, true); });
+  for (QLineEdit* edit : {folder_, label_, runs_dir_, finetune_})
+    connect(edit, &QLineEdit::textChanged, this, &MaisiGenerateDialog::refresh);
   connect(model_, &QComboBox::currentIndexChanged, this, &MaisiGenerateDialog::refresh);
   for (int a = 0; a < 3; ++a) {
     connect(size_[a], &QSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
@@ -229,6 +248,7 @@ void MaisiGenerateDialog::connect_inputs() {
   connect(modality_, &QSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
   connect(guidance_, &QDoubleSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
   connect(processes_, &QSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
+  connect(finetune_steps_, &QSpinBox::valueChanged, this, &MaisiGenerateDialog::refresh);
   connect(generate_, &QPushButton::clicked, this, &MaisiGenerateDialog::start);
   connect(stop_, &QPushButton::clicked, flow_, &app::MaisiGenerateFlow::cancel);
   connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -263,6 +283,8 @@ app::MaisiGenerateRequest MaisiGenerateDialog::request() const {
   r.modality = modality_->value();
   r.guidance_scale = guidance_->value() < 0 ? -1.0 : guidance_->value();
   r.nproc_per_node = processes_->value();
+  r.finetune_data = finetune_->text().trimmed();
+  r.finetune_steps = finetune_steps_->value();
   const QString runs = runs_dir_->text().trimmed();
   if (!runs.isEmpty()) r.run_dir = app::default_maisi_run_dir(runs, r.model, QDateTime::currentDateTime());
   return r;
@@ -283,6 +305,8 @@ void MaisiGenerateDialog::refresh() {
   commands_->setPlainText(engine + QLatin1Char(' ') + app::maisi_import_arguments(r).join(QLatin1Char(' ')) +
                           QLatin1Char('\n') + engine + QLatin1Char(' ') +
                           app::maisi_generate_arguments(r).join(QLatin1Char(' ')));
+  finetune_steps_->setEnabled(!r.finetune_data.isEmpty());
+  generate_->setText(r.finetune_data.isEmpty() ? tr("Generate") : tr("Fine-tune and generate"));
   generate_->setEnabled(!running && problems.isEmpty());
   stop_->setEnabled(running);
   // With a label map the engine makes the image on the label's grid: size

@@ -51,6 +51,8 @@ class MaisiGenerateDialog : public QDialog {
   QSpinBox* modality_box() const { return modality_; }
   QDoubleSpinBox* guidance_box() const { return guidance_; }
   QSpinBox* processes_box() const { return processes_; }
+  QLineEdit* finetune_edit() const { return finetune_; }
+  QSpinBox* finetune_steps_box() const { return finetune_steps_; }
   QPushButton* generate_button() const { return generate_; }
   QString problems_text() const;
   QString commands_text() const;
@@ -79,6 +81,9 @@ class MaisiGenerateDialog : public QDialog {
   QSpinBox* modality_ = nullptr;        // -1: the model's own (import-maisi's)
   QDoubleSpinBox* guidance_ = nullptr;  // -1: the model's own
   QSpinBox* processes_ = nullptr;
+  QLineEdit* finetune_ = nullptr;  // empty: generate from the released weights
+  QSpinBox* finetune_steps_ = nullptr;
+  QToolButton* finetune_browse_ = nullptr;
   QLineEdit* runs_dir_ = nullptr;
   QLabel* problems_ = nullptr;
   QPlainTextEdit* commands_ = nullptr;

@@ -128,7 +128,7 @@ completely_unrelated: 1
 TEST(JobReader, EnumTyposGetSuggestions) {
   const auto errors = errors_of_text("data:\n  source: simulted\n  modality: CT\n");
   EXPECT_EQ(reason_for(errors, "data.source"),
-            "expected one of simulated, folder, csv (got \"simulted\"); did you mean 'simulated'?");
+            "expected one of simulated, folder, csv, datalist (got \"simulted\"); did you mean 'simulated'?");
   EXPECT_TRUE(has_error(errors, "data.modality", "did you mean 'ct'?"));
 }
 

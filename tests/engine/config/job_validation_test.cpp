@@ -147,7 +147,8 @@ TEST(JobValidation, FolderSourceNeedsAPathWithVolumes) {
   test::write_bytes(dir / "notes.txt", "x");
   job.data.path = dir.path().string();
   EXPECT_EQ(reason_for(validate_job(job), "data.path"),
-            "no volume files (.nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd) in " + dir.path().string() + " (nor DICOM subfolders)");
+            "no volume files (.nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd) in " + dir.path().string() +
+                " (nor DICOM subfolders, nor case folders of volume files)");
 
   test::write_bytes(dir / "notes.txt.nii.bak", "x");
   EXPECT_TRUE(has_error(validate_job(job), "data.path", "no volume files"));
@@ -214,7 +215,9 @@ TEST(JobValidation, ResumeMustBeAutoOrAnExistingFile) {
 TEST(JobValidation, LoaderReportsFolderWithoutVolumes) {
   test::TempDir dir("config");
   const auto errors = test::errors_of_text("data:\n  source: folder\n  path: " + dir.path().string() + "\n");
-  EXPECT_EQ(reason_for(errors, "data.path"), "no volume files (.nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd) in " + dir.path().string() + " (nor DICOM subfolders)");
+  EXPECT_EQ(reason_for(errors, "data.path"), "no volume files (.nii, .nii.gz, .nrrd, .nhdr, .mha, .mhd) in " +
+                                                 dir.path().string() +
+                                                 " (nor DICOM subfolders, nor case folders of volume files)");
   const auto no_path = test::errors_of_text("data:\n  source: folder\n");
   EXPECT_EQ(reason_for(no_path, "data.path"), "required when data.source is folder");
 }

@@ -143,5 +143,20 @@ TEST(Translation, AMissingContrastFailsNamingTheCaseAndTheContrast) {
   EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
 }
 
+// Contrasts of one case on different grids are refused, not resampled
+// (aligning them would be registration): the error names the case.
+TEST(Translation, ContrastsOnDifferentGridsAreRefusedNamingTheCase) {
+  test::TempDir dir("translation-grids");
+  test::write_brats_folder(dir / "BraTS2023", test::BratsNaming::brats2023, 4);
+  const std::string id = test::brats_case_id(test::BratsNaming::brats2023, 1);
+  const auto t1c = dir / "BraTS2023" / id / (id + "-t1c.nii.gz");
+  Volume taller = make_volume({20, 20, 18});  // two more slices than the case's other contrasts
+  for (std::size_t i = 0; i < taller.voxels.size(); ++i) taller.voxels[i] = static_cast<float>(i % 7) * 100.0f;
+  write_volume(taller, t1c.string());
+  const auto r = train_on((dir / "BraTS2023").string(), dir / "runs", dir.path());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("case " + id + ": this contrast's grid differs"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace medsynth

@@ -40,6 +40,7 @@ TEST(TaskRegistry, TheTrainersRegistryHoldsEveryTrainerTaskOfTheCatalog) {
       EXPECT_TRUE(tasks.is_pipeline(name));
       continue;
     }
+    if (name == "translation") continue;  // a diffusion task: engine/diffusion sits above engine/train
     JobSpec job = test::tiny_autoencoder_job("runs");
     job.task = name;
     job.model.resnet.depth = 10;
@@ -48,8 +49,8 @@ TEST(TaskRegistry, TheTrainersRegistryHoldsEveryTrainerTaskOfTheCatalog) {
     EXPECT_EQ(task->name(), name);
     EXPECT_EQ(dynamic_cast<VolumeScoring*>(task.get()) != nullptr, traits.reconstructs_volumes) << name;
   }
-  EXPECT_EQ(tasks.missing(), (std::vector<std::string>{"ldm", "controlnet"}))
-      << "train/ adds no pipeline; cli/engine_tasks adds them";
+  EXPECT_EQ(tasks.missing(), (std::vector<std::string>{"ldm", "controlnet", "translation"}))
+      << "train/ adds no pipeline and no diffusion task; cli/engine_tasks adds them";
 }
 
 TEST(TaskRegistry, PipelinesAndUnknownNamesAreRefusedWithTheirReason) {
@@ -72,9 +73,11 @@ TEST(TaskRegistry, FactoriesOnlyUnderCatalogNamesOfTheirKindAndOnce) {
 }
 
 TEST(TaskCatalog, TraitsTheVerbsAskAbout) {
-  EXPECT_EQ(task_names(), (std::vector<std::string>{"autoencoder", "ldm", "controlnet", "vqgan", "survival"}));
+  EXPECT_EQ(task_names(),
+            (std::vector<std::string>{"autoencoder", "ldm", "controlnet", "vqgan", "survival", "translation"}));
   EXPECT_EQ(task_names_with(&TaskTraits::reconstructs_volumes, " and "), "autoencoder and vqgan");
-  EXPECT_EQ(task_names_with(&TaskTraits::generates_volumes, " or "), "ldm or controlnet");
+  EXPECT_EQ(task_names_with(&TaskTraits::generates_volumes, " or "), "ldm or controlnet or translation");
+  EXPECT_EQ(task_names_with(&TaskTraits::reads_cases, " or "), "translation");
   ASSERT_NE(find_task("survival"), nullptr);
   EXPECT_TRUE(find_task("survival")->reads_outcome_labels);
   EXPECT_EQ(find_task("gan"), nullptr);
