@@ -114,15 +114,17 @@ QString dicom_export_summary(const DicomExportSource& source, const DicomExportF
                  .arg(QString::fromStdString(p.scheduler))
                  .arg(p.num_inference_steps)
                  .arg(QString::fromStdString(p.engine_version));
-    lines << QStringLiteral("  UNet checkpoint %1 (fnv1a64 %2)")
-                 .arg(QFileInfo(QString::fromStdString(p.unet_checkpoint)).fileName(),
+    const QString algorithm = QString::fromStdString(p.hash_algorithm);
+    lines << QStringLiteral("  UNet checkpoint %1 (%2 %3)")
+                 .arg(QFileInfo(QString::fromStdString(p.unet_checkpoint)).fileName(), algorithm,
                       QString::fromStdString(p.unet_checkpoint_hash));
-    lines << QStringLiteral("  autoencoder checkpoint %1 (fnv1a64 %2)")
-                 .arg(QFileInfo(QString::fromStdString(p.autoencoder_checkpoint)).fileName(),
+    lines << QStringLiteral("  autoencoder checkpoint %1 (%2 %3)")
+                 .arg(QFileInfo(QString::fromStdString(p.autoencoder_checkpoint)).fileName(), algorithm,
                       QString::fromStdString(p.autoencoder_checkpoint_hash));
     if (!p.controlnet_checkpoint_hash.empty())
-      lines << QStringLiteral("  ControlNet fnv1a64 %1, label map fnv1a64 %2")
-                   .arg(QString::fromStdString(p.controlnet_checkpoint_hash), QString::fromStdString(p.label_hash));
+      lines << QStringLiteral("  ControlNet %1 %2, label map %1 %3")
+                   .arg(algorithm, QString::fromStdString(p.controlnet_checkpoint_hash),
+                        QString::fromStdString(p.label_hash));
   } else {
     lines << QStringLiteral("Provenance: none recorded in the file");
   }

@@ -36,13 +36,22 @@ GenerationProvenance provenance_of(const std::string& file) {
 
 int run_regenerate(const std::string& file, std::string out, int threads) {
   const GenerationProvenance p = provenance_of(file);
+  // FNV-1a can be collided by anyone: a file whose checkpoints were recorded
+  // with it proves nothing about them (issue 37).
+  if (p.hash_algorithm != k_provenance_hash)
+    throw UsageError(file + ": its provenance names its checkpoints by " + p.hash_algorithm + " hashes (medsynth " +
+                     p.engine_version +
+                     "), which anyone can forge; regenerate trusts SHA-256 only. Make the image again with generate");
   std::string changed;
   std::vector<std::pair<std::string, std::string>> inputs{{p.unet_checkpoint, p.unet_checkpoint_hash}, {p.autoencoder_checkpoint, p.autoencoder_checkpoint_hash}};
-  if (!p.label.empty()) inputs.insert(inputs.end(), {{p.label, p.label_hash}, {p.controlnet_checkpoint, p.controlnet_checkpoint_hash}});
+  if (!p.label.empty())
+    inputs.insert(inputs.end(), {{p.label, p.label_hash},
+                                 {p.controlnet_checkpoint, p.controlnet_checkpoint_hash},
+                                 {p.controlnet_network_config, p.controlnet_network_config_hash}});
   for (const auto& [path, recorded] : inputs) {
     if (!fs::is_regular_file(path))
       changed += "\n  " + path + ": missing";
-    else if (file_fnv1a64(path) != recorded)  // named, never its hash: the provenance may name any file (issue 37)
+    else if (file_sha256(path) != recorded)  // named, never its hash: the provenance may name any file (issue 37)
       changed += "\n  " + path + ": changed since";
   }
   if (!changed.empty()) throw RuntimeError(file + ": cannot be made again, its checkpoints are not the ones that made it:" + changed);

@@ -162,16 +162,17 @@ class ImageMaker {
       label_ = read_volume(o.label);
       guidance_.emplace(o.controlnet_network_config, o.controlnet_checkpoint, label_, o.label, job.model.tensor_axes == "xyz", device);
       provenance_.label = fs::absolute(o.label).string();
-      provenance_.label_hash = file_fnv1a64(o.label);
+      provenance_.label_hash = file_sha256(o.label);
       provenance_.controlnet_checkpoint = fs::absolute(o.controlnet_checkpoint).string();
-      provenance_.controlnet_checkpoint_hash = file_fnv1a64(o.controlnet_checkpoint);
+      provenance_.controlnet_checkpoint_hash = file_sha256(o.controlnet_checkpoint);
       provenance_.controlnet_network_config = fs::absolute(o.controlnet_network_config).string();
+      provenance_.controlnet_network_config_hash = file_sha256(o.controlnet_network_config);
     }
     provenance_.engine_version = MEDSYNTH_VERSION;
     provenance_.unet_checkpoint = fs::absolute(o.unet_checkpoint).string();
-    provenance_.unet_checkpoint_hash = file_fnv1a64(o.unet_checkpoint);
+    provenance_.unet_checkpoint_hash = file_sha256(o.unet_checkpoint);
     provenance_.autoencoder_checkpoint = fs::absolute(o.autoencoder_checkpoint).string();
-    provenance_.autoencoder_checkpoint_hash = file_fnv1a64(o.autoencoder_checkpoint);
+    provenance_.autoencoder_checkpoint_hash = file_sha256(o.autoencoder_checkpoint);
     provenance_.scale_factor = scale_;
     provenance_.scheduler = std::string(to_string(job.scheduler.kind));
     provenance_.num_inference_steps = job.scheduler.num_inference_steps;

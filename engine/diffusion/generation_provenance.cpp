@@ -2,23 +2,34 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <fstream>
+#include <vector>
 #include <nlohmann/json.hpp>
+#include <openssl/evp.h>
+
+#include <memory>
 
 #include "core/error.hpp"
 #include "core/bounded_json.hpp"
 
 namespace medsynth {
 
+namespace {
+
+// "unet_checkpoint_sha256": a hash field's key under the provenance's algorithm.
+std::string hash_key(const std::string& field, const std::string& algorithm) { return field + "_" + algorithm; }
+
+}  // namespace
+
 std::string provenance_json(const GenerationProvenance& p) {
+  const std::string& a = p.hash_algorithm;
   const nlohmann::json j = {{"medsynth_provenance",
                              {{"engine_version", p.engine_version},
                               {"unet_checkpoint", p.unet_checkpoint},
-                              {"unet_checkpoint_fnv1a64", p.unet_checkpoint_hash},
+                              {hash_key("unet_checkpoint", a), p.unet_checkpoint_hash},
                               {"autoencoder_checkpoint", p.autoencoder_checkpoint},
-                              {"autoencoder_checkpoint_fnv1a64", p.autoencoder_checkpoint_hash},
+                              {hash_key("autoencoder_checkpoint", a), p.autoencoder_checkpoint_hash},
                               {"scale_factor", p.scale_factor},
                               {"scheduler", p.scheduler},
                               {"num_inference_steps", p.num_inference_steps},
@@ -33,10 +44,12 @@ std::string provenance_json(const GenerationProvenance& p) {
   if (!p.label.empty()) {
     auto& m = out["medsynth_provenance"];
     m["label"] = p.label;
-    m["label_fnv1a64"] = p.label_hash;
+    m[hash_key("label", a)] = p.label_hash;
     m["controlnet_checkpoint"] = p.controlnet_checkpoint;
-    m["controlnet_checkpoint_fnv1a64"] = p.controlnet_checkpoint_hash;
+    m[hash_key("controlnet_checkpoint", a)] = p.controlnet_checkpoint_hash;
     m["controlnet_network_config"] = p.controlnet_network_config;
+    if (!p.controlnet_network_config_hash.empty())
+      m[hash_key("controlnet_network_config", a)] = p.controlnet_network_config_hash;
   }
   return out.dump();
 }
@@ -53,10 +66,13 @@ std::optional<GenerationProvenance> parse_provenance(const std::string& text, co
   GenerationProvenance out;
   try {
     out.engine_version = p.at("engine_version");
+    // SHA-256 since issue 37; FNV-1a 64 before (read, shown, not trusted).
+    out.hash_algorithm = p.contains(hash_key("unet_checkpoint", "sha256")) ? "sha256" : "fnv1a64";
+    const std::string& a = out.hash_algorithm;
     out.unet_checkpoint = p.at("unet_checkpoint");
-    out.unet_checkpoint_hash = p.at("unet_checkpoint_fnv1a64");
+    out.unet_checkpoint_hash = p.at(hash_key("unet_checkpoint", a));
     out.autoencoder_checkpoint = p.at("autoencoder_checkpoint");
-    out.autoencoder_checkpoint_hash = p.at("autoencoder_checkpoint_fnv1a64");
+    out.autoencoder_checkpoint_hash = p.at(hash_key("autoencoder_checkpoint", a));
     // A provenance is a stranger's text once the file travels: every number
     // is checked before it drives anything (issue 37: threads -1 or 1e300
     // gave a backtrace, 512 spawned 512 threads).
@@ -85,10 +101,11 @@ std::optional<GenerationProvenance> parse_provenance(const std::string& text, co
     out.job_yaml = p.at("job");
     if (p.contains("label")) {
       out.label = p.at("label");
-      out.label_hash = p.at("label_fnv1a64");
+      out.label_hash = p.at(hash_key("label", a));
       out.controlnet_checkpoint = p.at("controlnet_checkpoint");
-      out.controlnet_checkpoint_hash = p.at("controlnet_checkpoint_fnv1a64");
+      out.controlnet_checkpoint_hash = p.at(hash_key("controlnet_checkpoint", a));
       out.controlnet_network_config = p.at("controlnet_network_config");
+      if (a == "sha256") out.controlnet_network_config_hash = p.at(hash_key("controlnet_network_config", a));
     }
   } catch (const nlohmann::json::exception& e) {
     throw DataError(source, std::string("medsynth provenance: ") + e.what());
@@ -96,20 +113,28 @@ std::optional<GenerationProvenance> parse_provenance(const std::string& text, co
   return out;
 }
 
-std::string file_fnv1a64(const std::string& path) {
+std::string file_sha256(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError(path, "cannot read");
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  char buffer[1 << 16];
+  const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
+    throw RuntimeError("OpenSSL: cannot start SHA-256");
+  std::vector<char> buffer(1 << 16);
   while (in) {
-    in.read(buffer, sizeof buffer);
-    for (std::streamsize i = 0; i < in.gcount(); ++i) {
-      h ^= static_cast<unsigned char>(buffer[i]);
-      h *= 0x100000001b3ULL;
-    }
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    if (in.gcount() > 0 && EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<std::size_t>(in.gcount())) != 1)
+      throw RuntimeError("OpenSSL: SHA-256 update failed");
   }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  if (in.bad()) throw DataError(path, "read error");
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(ctx.get(), digest, &length) != 1) throw RuntimeError("OpenSSL: SHA-256 final failed");
+  std::string hex;
+  static const char* digits = "0123456789abcdef";
+  for (unsigned int i = 0; i < length; ++i) {
+    hex += digits[digest[i] >> 4];
+    hex += digits[digest[i] & 15];
+  }
   return hex;
 }
 

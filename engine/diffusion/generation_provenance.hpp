@@ -2,7 +2,10 @@
 // (volume/nifti_extension.hpp) so that the file alone says how to make it
 // again: `medsynth-engine regenerate FILE` reads it back. The JSON is
 // {"medsynth_provenance": {...}} with the fields below; the job is the whole
-// resolved job file. No LibTorch here.
+// resolved job file. Every file that shapes the output is named with the
+// SHA-256 of its bytes (`*_sha256` keys); volumes made before issue 37 carry
+// FNV-1a 64 (`*_fnv1a64`), which is read and shown but, being collidable by
+// anyone, never trusted by regenerate. No LibTorch here.
 #pragma once
 
 #include <cstdint>
@@ -11,9 +14,13 @@
 
 namespace medsynth {
 
+// The digest provenance records now.
+inline constexpr const char* k_provenance_hash = "sha256";
+
 struct GenerationProvenance {
   std::string engine_version;
-  std::string unet_checkpoint, unet_checkpoint_hash;                 // absolute path; FNV-1a 64 of its bytes
+  std::string hash_algorithm = k_provenance_hash;     // of every *_hash below: "sha256" (or a legacy "fnv1a64")
+  std::string unet_checkpoint, unet_checkpoint_hash;  // absolute path; the hash of its bytes
   std::string autoencoder_checkpoint, autoencoder_checkpoint_hash;
   double scale_factor = 1.0;                                         // latent scale (embedding/scale_factor.json)
   std::string scheduler;                                             // scheduler.kind
@@ -27,7 +34,7 @@ struct GenerationProvenance {
   // Image-from-mask generation only (empty otherwise).
   std::string label, label_hash;
   std::string controlnet_checkpoint, controlnet_checkpoint_hash;
-  std::string controlnet_network_config;
+  std::string controlnet_network_config, controlnet_network_config_hash;
 };
 
 std::string provenance_json(const GenerationProvenance& p);
@@ -38,7 +45,7 @@ inline constexpr int k_max_provenance_threads = 1024;
 // fields are missing, of the wrong type or out of range.
 std::optional<GenerationProvenance> parse_provenance(const std::string& text, const std::string& source);
 
-// FNV-1a 64 of a file's bytes as 16 hex digits. DataError naming the file when it cannot be read.
-std::string file_fnv1a64(const std::string& path);
+// SHA-256 of a file's bytes as 64 hex digits (OpenSSL). DataError naming the file when it cannot be read.
+std::string file_sha256(const std::string& path);
 
 }  // namespace medsynth

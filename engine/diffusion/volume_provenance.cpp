@@ -27,10 +27,11 @@ std::optional<GenerationProvenance> read_volume_provenance(const std::string& fi
 }
 
 std::string provenance_summary(const GenerationProvenance& p) {
-  std::string line = "seed " + std::to_string(p.seed) + ", unet checkpoint fnv1a64 " + p.unet_checkpoint_hash +
-                     ", autoencoder checkpoint fnv1a64 " + p.autoencoder_checkpoint_hash;
+  const std::string a = " " + p.hash_algorithm + " ";
+  std::string line = "seed " + std::to_string(p.seed) + ", unet checkpoint" + a + p.unet_checkpoint_hash +
+                     ", autoencoder checkpoint" + a + p.autoencoder_checkpoint_hash;
   if (!p.controlnet_checkpoint_hash.empty())
-    line += ", controlnet checkpoint fnv1a64 " + p.controlnet_checkpoint_hash + ", label fnv1a64 " + p.label_hash;
+    line += ", controlnet checkpoint" + a + p.controlnet_checkpoint_hash + ", label" + a + p.label_hash;
   return line + ", " + p.scheduler + " " + std::to_string(p.num_inference_steps) + " steps, medsynth " +
          p.engine_version;
 }

@@ -18,8 +18,8 @@ namespace medsynth {
 // extension list or provenance.
 std::optional<GenerationProvenance> read_volume_provenance(const std::string& file);
 
-// "seed S, unet checkpoint fnv1a64 H, autoencoder checkpoint fnv1a64 H,
-// [controlnet checkpoint fnv1a64 H, label fnv1a64 H,] SCHEDULER N steps,
+// "seed S, unet checkpoint sha256 H, autoencoder checkpoint sha256 H,
+// [controlnet checkpoint sha256 H, label sha256 H,] SCHEDULER N steps,
 // medsynth VERSION".
 std::string provenance_summary(const GenerationProvenance& p);
 

@@ -23,7 +23,7 @@ struct DicomExportOptions {
   std::string patient_name = "SYNTHETIC^MEDSYNTH";
   std::string patient_id = "MEDSYNTH-SYNTHETIC";
   // One line of provenance for ImageComments/DerivationDescription, e.g.
-  // "seed 7, unet checkpoint fnv1a64 0123456789abcdef"; empty when unknown.
+  // "seed 7, unet checkpoint sha256 9f86d0…"; empty when unknown.
   // The caller builds it from the NIfTI's provenance extension.
   std::string provenance;
   // Names the input in DataError messages (the NIfTI path, typically).

@@ -5,11 +5,14 @@
 // depth limit is not a provenance.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/error.hpp"
 #include "diffusion/generation_provenance.hpp"
+#include "support/temp_dir.hpp"
 
 namespace medsynth {
 namespace {
@@ -62,6 +65,47 @@ TEST(GenerationProvenance, ANumberOutOfItsRangeIsRefusedNamingTheField) {
       EXPECT_NE(std::string(e.what()).find("v.nii.gz: medsynth provenance: " + key + " is"), std::string::npos) << e.what();
     }
   }
+}
+
+// Issue 37: SHA-256 (FIPS 180-2's test vector), every file that shapes the
+// output hashed (the ControlNet's network config too), and a legacy FNV-1a
+// provenance read as such so that regenerate can refuse to trust it.
+TEST(GenerationProvenance, FilesAreNamedBySha256AndLegacyFnvIsReadAsSuch) {
+  test::TempDir dir("provenance-sha");
+  const std::string abc = (dir / "abc.bin").string();
+  std::ofstream(abc, std::ios::binary) << "abc";
+  EXPECT_EQ(file_sha256(abc), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  const std::string empty = (dir / "empty.bin").string();
+  std::ofstream(empty, std::ios::binary).flush();
+  EXPECT_EQ(file_sha256(empty), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_THROW(file_sha256((dir / "missing").string()), DataError);
+
+  GenerationProvenance labelled = sample();
+  labelled.label = "/data/mask.nii.gz";
+  labelled.label_hash = "11";
+  labelled.controlnet_checkpoint = "/runs/a/controlnet/last.safetensors";
+  labelled.controlnet_checkpoint_hash = "22";
+  labelled.controlnet_network_config = "/runs/a/config_network.json";
+  labelled.controlnet_network_config_hash = "33";
+  const auto json = nlohmann::json::parse(provenance_json(labelled)).at("medsynth_provenance");
+  for (const char* key : {"unet_checkpoint_sha256", "autoencoder_checkpoint_sha256", "label_sha256",
+                          "controlnet_checkpoint_sha256", "controlnet_network_config_sha256"})
+    EXPECT_TRUE(json.contains(key)) << key;
+  const auto back = parse_provenance(provenance_json(labelled), "v.nii.gz");
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->hash_algorithm, "sha256");
+  EXPECT_EQ(back->controlnet_network_config_hash, "33");
+
+  auto legacy = nlohmann::json::parse(provenance_json(sample()));
+  auto& fields = legacy["medsynth_provenance"];
+  fields["unet_checkpoint_fnv1a64"] = fields["unet_checkpoint_sha256"];
+  fields["autoencoder_checkpoint_fnv1a64"] = fields["autoencoder_checkpoint_sha256"];
+  fields.erase("unet_checkpoint_sha256");
+  fields.erase("autoencoder_checkpoint_sha256");
+  const auto old = parse_provenance(legacy.dump(), "old.nii.gz");
+  ASSERT_TRUE(old.has_value());
+  EXPECT_EQ(old->hash_algorithm, "fnv1a64");
+  EXPECT_EQ(old->unet_checkpoint_hash, "0123456789abcdef");
 }
 
 TEST(GenerationProvenance, JsonNestedBeyondTheLimitIsNotAProvenance) {

@@ -116,7 +116,12 @@ TEST(LdmPipelineResume, AGeneratedFileCarriesItsProvenanceAndIsRegeneratedBitFor
   EXPECT_EQ(provenance.at("threads"), 2);
   EXPECT_EQ(provenance.at("scheduler"), "rflow");
   EXPECT_EQ(provenance.at("unet_checkpoint"), (run / "diffusion" / "checkpoints" / "last.safetensors").string());
-  EXPECT_EQ(provenance.at("unet_checkpoint_fnv1a64").get<std::string>().size(), 16u);
+  // Issue 37: SHA-256 of the checkpoint's bytes, as coreutils computes it.
+  const auto digest = test::run_process({"/usr/bin/sha256sum", provenance.at("unet_checkpoint").get<std::string>()},
+                                        dir.path().string());
+  ASSERT_EQ(digest.exit_code, 0) << digest.err;
+  EXPECT_EQ(provenance.at("unet_checkpoint_sha256").get<std::string>(), digest.out.substr(0, 64));
+  EXPECT_FALSE(provenance.contains("unet_checkpoint_fnv1a64"));
   EXPECT_FALSE(provenance.at("engine_version").get<std::string>().empty());
 
   const std::string again = (dir / "again.nii.gz").string();
@@ -146,6 +151,21 @@ TEST(LdmPipelineResume, AGeneratedFileCarriesItsProvenanceAndIsRegeneratedBitFor
   EXPECT_EQ(test::read_bytes(keep), "a file the user wants") << "a failed regeneration cost the user their --out file";
   for (const auto& entry : fs::directory_iterator(dir.path()))
     EXPECT_EQ(entry.path().filename().string().find(".regenerating-"), std::string::npos) << entry.path();
+
+  // A file made before issue 37 names its checkpoints by FNV-1a, which
+  // anyone can collide: shown, never trusted.
+  auto legacy_provenance = nlohmann::json::parse(texts[0]);
+  auto& fields = legacy_provenance["medsynth_provenance"];
+  for (const char* key : {"unet_checkpoint", "autoencoder_checkpoint"}) {
+    fields[std::string(key) + "_fnv1a64"] = "0123456789abcdef";
+    fields.erase(std::string(key) + "_sha256");
+  }
+  const std::string legacy = (dir / "legacy.nii.gz").string();
+  write_volume(read_volume(image), legacy);
+  add_nifti_comment_extension(legacy, legacy_provenance.dump());
+  auto untrusted = test::run_process({test::engine_binary(), "regenerate", legacy}, dir.path().string());
+  EXPECT_EQ(untrusted.exit_code, 2) << untrusted.err;
+  EXPECT_NE(untrusted.err.find("regenerate trusts SHA-256 only"), std::string::npos) << untrusted.err;
 
   // The diffusion checkpoint replaced: refused, naming it, nothing generated.
   fs::copy_file(run / "autoencoder" / "checkpoints" / "last.safetensors", run / "diffusion" / "checkpoints" / "last.safetensors",

@@ -136,11 +136,11 @@ class DicomExportPlanTest : public QObject {
     text = dicom_export_summary(source, f);
     QVERIFY(text.contains("MR Image Storage"));
     QVERIFY2(text.contains("seed 1234"), qPrintable(text));
-    QVERIFY(text.contains("unet-last.safetensors (fnv1a64 0123456789abcdef)"));
-    QVERIFY(text.contains("fnv1a64 fedcba9876543210"));
+    QVERIFY(text.contains("unet-last.safetensors (sha256 0123456789abcdef)"));
+    QVERIFY(text.contains("sha256 fedcba9876543210"));
     // The request carries the engine's provenance line for ImageComments.
     const DicomExportRequest r = build_dicom_export_request(source, f);
-    QVERIFY(r.options.provenance.starts_with("seed 1234, unet checkpoint fnv1a64 0123456789abcdef"));
+    QVERIFY(r.options.provenance.starts_with("seed 1234, unet checkpoint sha256 0123456789abcdef"));
   }
 };
 

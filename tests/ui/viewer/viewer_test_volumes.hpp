@@ -36,7 +36,7 @@ Box marker_box();
 Vec3 marker_center();
 
 // A generated volume's provenance (seed 1234, rectified_flow 30 steps, UNet
-// unet-last.safetensors fnv1a64 0123456789abcdef, autoencoder fnv1a64
+// unet-last.safetensors sha256 0123456789abcdef, autoencoder sha256
 // fedcba9876543210), no job; for the DICOM export tests.
 GenerationProvenance sample_provenance();
 
