@@ -10,6 +10,7 @@
 #include "cli/job_arguments.hpp"
 #include "config/job_loader.hpp"
 #include "config/network_size.hpp"
+#include "config/task_catalog.hpp"
 #include "core/error.hpp"
 #include "diffusion/ldm_pipeline.hpp"
 #include "run/run_directory.hpp"
@@ -79,6 +80,10 @@ JobSpec load_train_job(const TrainArguments& a) {
   }
   if (!a.runs_dir.empty()) job.output.runs_dir = a.runs_dir;
   refuse_job_networks_larger_than_memory(job, a.job_file);
+  refuse_job_activations_larger_than_memory(job, a.job_file, /*generating=*/false);
+  // A pipeline that ends by generating: its images must fit too, before hours of training.
+  if (const TaskTraits* t = find_task(job.task); t && t->kind == TaskKind::pipeline && t->generates_volumes)
+    refuse_job_activations_larger_than_memory(job, a.job_file, /*generating=*/true);
   return job;
 }
 

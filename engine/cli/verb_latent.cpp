@@ -122,7 +122,12 @@ Action add_generate_verb(CLI::App& app) {
     const RunDirectory run = open_run_directory(args->run_dir);
     JobSpec job = load_job_file_with_overrides(run.job_file(), args->overrides);
     refuse_job_networks_larger_than_memory(job, run.job_file());
-    if (engine_tasks().traits(job.task).reads_cases) return translate_run_cases(run, job, args->data, args->output_dir);
+    if (engine_tasks().traits(job.task).reads_cases) {
+      refuse_job_activations_larger_than_memory(job, run.job_file(),
+                                                /*generating=*/false);  // whole cases, not an output size
+      return translate_run_cases(run, job, args->data, args->output_dir);
+    }
+    refuse_job_activations_larger_than_memory(job, run.job_file(), /*generating=*/true);
     if (!args->data.empty()) throw UsageError("--data: only a task: translation run translates given cases");
     if (!engine_tasks().traits(job.task).generates_volumes)
       throw UsageError(run.job_file() + ": task is '" + job.task +

@@ -72,13 +72,43 @@ void refuse_network_larger_than_memory(double parameters, const std::string& sou
 }
 
 void refuse_job_networks_larger_than_memory(const JobSpec& job, const std::string& source) {
-  const bool diffusion = job.task == "ldm" || job.task == "controlnet";
-  if (diffusion || job.task == "autoencoder" || job.task == "vqgan")
+  const bool latent = job.task == "ldm" || job.task == "controlnet";
+  const bool diffusion = latent || job.task == "translation";
+  if (latent || job.task == "autoencoder" || job.task == "vqgan")
     refuse_network_larger_than_memory(
         estimated_parameters(AutoencoderKLOptions::from_spec(job.model.autoencoder, job.loss)), source,
         "model.autoencoder");
   if (diffusion)
     refuse_network_larger_than_memory(estimated_parameters(job.model.diffusion_unet), source, "model.diffusion_unet");
+}
+
+ActivationFloor activation_floor(const JobSpec& job, bool generating) {
+  const auto voxels = [](const auto& size) {
+    return static_cast<double>(size[0]) * static_cast<double>(size[1]) * static_cast<double>(size[2]);
+  };
+  if (generating) {
+    // The decoded volume, float32, and the copy that is written: whatever tiling the decoder uses.
+    return {2.0 * 4.0 * voxels(job.generate.output_size), "generate.output_size"};
+  }
+  // The first convolution's output for one micro-batch, at 2 bytes (the
+  // smallest AMP precision), which the backward pass keeps: every network
+  // keeps many such maps, so this is far below what a step needs. Tasks
+  // whose first layer sees no data.patch_size patch at full width (survival
+  // strides its first convolution, controlnet trains on latents) get none.
+  const bool unet = job.task == "translation";
+  if (!unet && job.task != "autoencoder" && job.task != "vqgan" && job.task != "ldm") return {0.0, "data.patch_size"};
+  const auto& widths = unet ? job.model.diffusion_unet.channels : job.model.autoencoder.num_channels;
+  const double width = widths.empty() ? 1.0 : static_cast<double>(widths.front());
+  return {static_cast<double>(job.training.batch_size) * voxels(job.data.patch_size) * width * 2.0, "data.patch_size"};
+}
+
+void refuse_job_activations_larger_than_memory(const JobSpec& job, const std::string& source, bool generating) {
+  const ActivationFloor floor = activation_floor(job, generating);
+  const double memory = static_cast<double>(physical_memory_bytes());
+  if (memory > 0 && floor.bytes > memory)
+    throw DataError(source, floor.field + " needs at least " + gigabytes(floor.bytes) +
+                                " for its activations alone, more than this machine's " + gigabytes(memory) +
+                                "; refusing to start (make it smaller, or run where it fits)");
 }
 
 }  // namespace medsynth

@@ -33,4 +33,21 @@ struct JobSpec;
 // `source` and the field before anything is allocated, not a bad_alloc.
 void refuse_job_networks_larger_than_memory(const JobSpec& job, const std::string& source);
 
+// A floor under the activation memory a job needs, from its sizes alone:
+// training, the first convolution's output of one micro-batch (batch x
+// data.patch_size voxels x the first level's channels x 2 bytes), which any
+// step holds at least once; generating, the decoded volume and its copy
+// (generate.output_size voxels x 4 bytes x 2). A floor, not an estimate: a
+// job refused by it cannot run here, and one that passes may still not.
+struct ActivationFloor {
+  double bytes = 0;
+  std::string field;  // what sets it: data.patch_size or generate.output_size
+};
+ActivationFloor activation_floor(const JobSpec& job, bool generating);
+
+// DataError naming `source`, the field and the floor when the floor exceeds
+// this machine's memory: a bad_alloc at the first step (or a 34 GB
+// generate.output_size) becomes an error before anything is allocated.
+void refuse_job_activations_larger_than_memory(const JobSpec& job, const std::string& source, bool generating);
+
 }  // namespace medsynth

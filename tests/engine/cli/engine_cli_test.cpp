@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/ct_phantom.hpp"
+#include "config/network_size.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 #include "state/tensor_file.hpp"
@@ -140,6 +141,27 @@ TEST(EngineCli, ANetworkLargerThanTheMachineIsRefusedByFieldNotABacktrace) {
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("job.yaml"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("model.autoencoder asks for a network of about"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("frame #"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "runs")) << "nothing is made for a job that cannot run";
+}
+
+// Issue 37, item 7, activations: a patch whose first convolution alone
+// outgrows the machine is refused naming data.patch_size and the floor
+// (batch x voxels x first-level channels x 2 bytes), before a bad_alloc at
+// step 0. The batch is sized from this machine's memory, so the floor
+// exceeds it wherever the test runs.
+TEST(EngineCli, ActivationsLargerThanTheMachineAreRefusedByFieldNotABacktrace) {
+  test::TempDir dir("cli-activations");
+  const auto job = write_job(dir);
+  const double per_sample = 1024.0 * 1024.0 * 1024.0 * 4 /*num_channels[0]*/ * 2;
+  const auto batch = static_cast<long long>(static_cast<double>(physical_memory_bytes()) / per_sample) + 1;
+  auto r =
+      run_process({engine_binary(), "train", job, "data.phantom_size=[1024,1024,1024]",
+                   "data.patch_size=[1024,1024,1024]", "training.batch_size=" + std::to_string(batch), "--no-progress"},
+                  dir.path().string());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("data.patch_size needs at least"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("for its activations alone"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("frame #"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "runs")) << "nothing is made for a job that cannot run";
 }

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "config/job_spec.hpp"
 #include "config/network_size.hpp"
 #include "core/error.hpp"
 #include "models/diffusion_model_unet.hpp"
@@ -71,6 +72,29 @@ TEST(NetworkSize, ANetworkLargerThanTheMachineIsRefusedNamingTheFieldAndTheSize)
     EXPECT_NE(what.find("GB of float32 weights"), std::string::npos) << what;
   }
   EXPECT_NO_THROW(refuse_network_larger_than_memory(estimated_parameters(bench::maisi_unet()), "x.json", "diffusion_unet_def"));
+}
+
+// The activation floor is the arithmetic its header states, per task and
+// for generation, and the networks' first-level widths are the ones used.
+TEST(NetworkSize, TheActivationFloorIsTheFirstConvolutionsOutputOrTheDecodedVolume) {
+  JobSpec job;
+  job.task = "autoencoder";
+  job.data.patch_size = {64, 64, 32};
+  job.training.batch_size = 3;
+  job.model.autoencoder.num_channels = {32, 64, 64};
+  ActivationFloor training = activation_floor(job, false);
+  EXPECT_DOUBLE_EQ(training.bytes, 3.0 * 64 * 64 * 32 * 32 * 2);
+  EXPECT_EQ(training.field, "data.patch_size");
+  job.task = "translation";
+  job.model.diffusion_unet.channels = {16, 32};
+  EXPECT_DOUBLE_EQ(activation_floor(job, false).bytes, 3.0 * 64 * 64 * 32 * 16 * 2);
+  job.task = "survival";  // its first convolution strides: no floor claimed
+  EXPECT_DOUBLE_EQ(activation_floor(job, false).bytes, 0.0);
+  job.generate.output_size = {256, 256, 128};
+  const ActivationFloor generating = activation_floor(job, true);
+  EXPECT_DOUBLE_EQ(generating.bytes, 2.0 * 4 * 256 * 256 * 128);
+  EXPECT_EQ(generating.field, "generate.output_size");
+  EXPECT_NO_THROW(refuse_job_activations_larger_than_memory(job, "job.yaml", true));
 }
 
 }  // namespace
