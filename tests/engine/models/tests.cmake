@@ -13,6 +13,12 @@ medsynth_add_test(NAME models_monai_parity_test
   LIBS medsynth_engine nlohmann_json::nlohmann_json
   LABELS unit)
 target_compile_definitions(models_monai_parity_test PRIVATE MEDSYNTH_MODELS_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+# docs/interop.md: a medsynth checkpoint in MONAI (data/make_interop_fixture.py) gives medsynth's numbers.
+medsynth_add_test(NAME models_interop_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/interop_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)
+target_compile_definitions(models_interop_test PRIVATE MEDSYNTH_MODELS_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
 medsynth_add_test(NAME models_vector_quantizer_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/vector_quantizer_test.cpp
   LIBS medsynth_engine
