@@ -1,6 +1,12 @@
 #include "ui/monitor/metric_chart_view.hpp"
 
 #include <QChart>
+#include <QContextMenuEvent>
+#include <QFileDialog>
+#include <QMenu>
+#include <QMessageBox>
+#include <QRegularExpression>
+#include <QSaveFile>
 #include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
@@ -15,6 +21,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "app/runs/metric_series_summary.hpp"
 #include "ui/monitor/series_smoothing.hpp"
 
 namespace medsynth::ui {
@@ -36,6 +43,10 @@ const QColor k_palette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), 
                             QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f)};
 
 constexpr qsizetype k_dots_below = 12;
+// Fewer points than this are drawn as they are: an EMA over a handful of
+// validations drags the curve below its real end (issue 38: PSNR drawn at
+// 30.5 where the run reached 31.28).
+constexpr qsizetype k_smooth_from = 20;
 
 // Heckbert's "nice numbers": 1, 2, 5 x 10^k.
 double nice_number(double x, bool round) {
@@ -149,7 +160,59 @@ void MetricChartView::update_title() {
   QString text = title_;
   if (options_.log_scale) text += tr(" (log)");
   if (waiting_ && !curves_.empty()) text += tr(" — no data yet");
+  // One run's chart says its real last value and its best, whatever the smoothing.
+  if (curves_.size() == 1 && curves_.front().model) {
+    const Curve& c = curves_.front();
+    if (const auto s = app::summarize_series(c.model->series(c.metric), c.metric))
+      text += tr(" — last %1 · best %2 @ %3")
+                  .arg(format_value(s->last.value), format_value(s->best.value))
+                  .arg(s->best.step);
+  }
   if (chart()->title() != text) chart()->setTitle(text);  // a new title re-lays the chart out
+}
+
+QString MetricChartView::readout() const {
+  const QString title = chart()->title();
+  const qsizetype at = title.indexOf(tr(" — last "));
+  return at < 0 ? QString() : title.mid(at + 3);
+}
+
+bool MetricChartView::export_csv(const QString& path, QString* error) const {
+  QList<QPair<QString, const app::RunModel*>> curves;
+  for (const Curve& c : curves_) curves.append({c.label.isEmpty() ? c.metric : c.label, c.model.data()});
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) {
+    if (error) *error = tr("%1: %2").arg(path, file.errorString());
+    return false;
+  }
+  file.write(app::metric_series_csv(curves, curves_.empty() ? QString() : curves_.front().metric).toUtf8());
+  if (!file.commit()) {
+    if (error) *error = tr("%1: %2").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+bool MetricChartView::export_png(const QString& path, QString* error) const {
+  if (const_cast<MetricChartView*>(this)->grab().save(path, "PNG")) return true;
+  if (error) *error = tr("%1: cannot write the image").arg(path);
+  return false;
+}
+
+void MetricChartView::contextMenuEvent(QContextMenuEvent* event) {
+  QMenu menu(this);
+  const QString base = (title_.isEmpty() ? QStringLiteral("chart") : title_)
+                           .replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("-"));
+  const auto save = [&](const QString& filter, const QString& suffix, bool csv) {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), base + suffix, filter);
+    if (path.isEmpty()) return;
+    QString error;
+    if (!(csv ? export_csv(path, &error) : export_png(path, &error)))
+      QMessageBox::warning(this, tr("Export chart"), error);
+  };
+  menu.addAction(tr("Export as PNG…"), this, [&] { save(tr("PNG image (*.png)"), QStringLiteral(".png"), false); });
+  menu.addAction(tr("Export as CSV…"), this, [&] { save(tr("CSV (*.csv)"), QStringLiteral(".csv"), true); });
+  menu.exec(event->globalPos());
 }
 
 void MetricChartView::set_log_scale(bool on) {
@@ -309,7 +372,7 @@ void MetricChartView::refresh() {
     QList<QPointF> raw, smoothed;
     if (c.model) {
       const QVector<app::MetricPoint>& points = c.model->series(c.metric);
-      smoothed = smooth_ema(points, options_.smoothing);
+      smoothed = smooth_ema(points, points.size() < k_smooth_from ? 0.0 : options_.smoothing);
       if (options_.smoothing > 0.0) raw = finite_points(points);
     }
     if (options_.log_scale) {

@@ -1,7 +1,8 @@
 // One live chart of one metric (e.g. train/loss) against step, for the run
 // monitor and the compare dialog. Curves read their points straight from a
 // RunModel on refresh(); nothing is copied per event. Each refresh smooths
-// (TensorBoard EMA: raw curve faint, smoothed curve bold) and decimates to
+// (TensorBoard EMA: raw curve faint, smoothed curve bold; series of fewer
+// than 20 points, validations, are drawn unsmoothed) and decimates to
 // about two points per horizontal pixel (SeriesDecimator), so a 100 000-point
 // series costs a few thousand chart points. Callers coalesce refreshes (the
 // monitor's 10 Hz timer); hovering shows a crosshair with step and values.
@@ -77,6 +78,13 @@ class MetricChartView : public QChartView {
   QString hover_text() const { return hover_text_; }
   void hide_hover();
 
+  // "last 31.28 · best 31.28 @ 700" as the title shows it for a one-run chart ("" otherwise).
+  QString readout() const;
+  // The curves' raw points as CSV (app::metric_series_csv), or the chart as
+  // drawn as a PNG; false with *error naming the file. The context menu offers both.
+  bool export_csv(const QString& path, QString* error = nullptr) const;
+  bool export_png(const QString& path, QString* error = nullptr) const;
+
  signals:
   void hovered(const QString& text);
 
@@ -85,6 +93,7 @@ class MetricChartView : public QChartView {
   void leaveEvent(QEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   void changeEvent(QEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
 
  public:
   struct AxisRange {
