@@ -7,6 +7,8 @@
 # site-packages/torch) or MEDSYNTH_TORCH_PYTHON wins.
 find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)
+# Validation slices as PNG files and TensorBoard images (engine/events/gray_png.cpp).
+find_package(PNG REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(CLI11 REQUIRED)
