@@ -10,6 +10,8 @@ find_package(ZLIB REQUIRED)
 # SHA-256 of the files a generated volume's provenance names (issue 37): a
 # maintained digest (Debian's OpenSSL libcrypto), not a hand-written one.
 find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
+# Validation slices as PNG files and TensorBoard images (engine/events/gray_png.cpp).
+find_package(PNG REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(CLI11 REQUIRED)

@@ -360,6 +360,10 @@ std::vector<JobFieldRow> table() {
        .help = "Parent of the run directories."},
       {.path = "output.tensorboard", .label = "TensorBoard files",
        .help = "Also write every metric to tb/ for TensorBoard."},
+      {.path = "output.tensorboard_images", .label = "Validation images",
+       .help = "At every validation, the middle axial, coronal and sagittal slices of one held-out input beside "
+               "its output: PNGs in output/val-images/, TensorBoard images val/images/* (with TensorBoard files) "
+               "and the console's run view. Off: the seed's --no-images."},
       {.path = "output.save_reconstructions", .label = "Reconstructions saved",
        .help = "Validation reconstructions written as .nii.gz at the end (CT in HU, through data.ct_window).",
        .range = at_least(0)},

@@ -199,6 +199,7 @@ void visit_job(Job& job, Visitor& v) {
     auto& o = job.output;
     v.field("runs_dir", o.runs_dir);
     v.field("tensorboard", o.tensorboard);
+    v.field("tensorboard_images", o.tensorboard_images);
     v.field("save_reconstructions", o.save_reconstructions);
     v.field("log_every_steps", o.log_every_steps);
   });

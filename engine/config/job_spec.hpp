@@ -247,6 +247,9 @@ struct GenerateSpec {
 struct OutputSpec {
   std::string runs_dir = "runs";
   bool tensorboard = true;
+  // Middle slices of a validation input and its output at every validation:
+  // PNGs under output/val-images/ and, with tensorboard, TensorBoard images.
+  bool tensorboard_images = true;
   int save_reconstructions = 2;     // validation reconstructions written as .nii.gz at the end
   int log_every_steps = 10;
 

@@ -141,9 +141,10 @@ ValidationResult TranslationTask::validate(const ContrastDatasets& cases, const 
     const at::Tensor target = volume_to_tensor(real);
     const at::Tensor translated = translate(at::cat(channels, 1), hash_keys({0x76616cull, i}));
     means.add_image_scores(translated, target);
-    if (static_cast<int>(n) < keep_outputs)
-      result.outputs.emplace_back(translated_file_stem(cases.front()->path(i), cases.front()->id(i), job_.data.target),
-                                  tensor_to_volume(translated, real));
+    // The input shown beside the translation is the real target contrast:
+    // what the translation should look like, not the conditions it came from.
+    keep_validation_item(result, n, keep_outputs, cases.back()->id(i), real, translated,
+                         translated_file_stem(cases.front()->path(i), cases.front()->id(i), job_.data.target));
   }
   train_mode(true);
   means.write(result, static_cast<int>(items.size()));

@@ -22,6 +22,12 @@ constexpr std::uint32_t k_event_summary = 5;
 constexpr std::uint32_t k_summary_value = 1;
 constexpr std::uint32_t k_value_tag = 1;
 constexpr std::uint32_t k_value_simple_value = 2;
+constexpr std::uint32_t k_value_image = 4;
+constexpr std::uint32_t k_image_height = 1;
+constexpr std::uint32_t k_image_width = 2;
+constexpr std::uint32_t k_image_colorspace = 3;
+constexpr std::uint32_t k_image_encoded = 4;
+constexpr std::int64_t k_colorspace_gray = 1;
 
 double now_unix_s() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -99,6 +105,24 @@ void TensorBoardWriter::add_scalar(std::string_view tag, double value, std::int6
   std::string summary_value;
   protowire::append_bytes_field(summary_value, k_value_tag, tag);
   protowire::append_float_field(summary_value, k_value_simple_value, static_cast<float>(value));
+  write_value(summary_value, step, wall_time_s);
+}
+
+void TensorBoardWriter::add_gray_png(std::string_view tag, int width, int height, std::string_view png,
+                                     std::int64_t step) {
+  std::string image;
+  protowire::append_int64_field(image, k_image_height, height);
+  protowire::append_int64_field(image, k_image_width, width);
+  protowire::append_int64_field(image, k_image_colorspace, k_colorspace_gray);
+  protowire::append_bytes_field(image, k_image_encoded, png);
+  std::string summary_value;
+  protowire::append_bytes_field(summary_value, k_value_tag, tag);
+  protowire::append_bytes_field(summary_value, k_value_image, image);
+  write_value(summary_value, step, now_unix_s());
+}
+
+// One Summary.Value as its own Event.
+void TensorBoardWriter::write_value(std::string_view summary_value, std::int64_t step, double wall_time_s) {
   std::string summary;
   protowire::append_bytes_field(summary, k_summary_value, summary_value);
   std::string event;

@@ -40,12 +40,17 @@ class TensorBoardWriter {
   void add_scalar(std::string_view tag, double value, std::int64_t step);
   void add_scalar(std::string_view tag, double value, std::int64_t step, double wall_time_s);
 
+  // A grayscale PNG of width x height as an image summary (colorspace 1):
+  // TensorBoard's Images tab shows one slider per tag over the steps.
+  void add_gray_png(std::string_view tag, int width, int height, std::string_view png, std::int64_t step);
+
   // Writes buffered records to the file. Throws RuntimeError on a write error.
   void flush();
 
   const std::filesystem::path& path() const noexcept { return path_; }
 
  private:
+  void write_value(std::string_view summary_value, std::int64_t step, double wall_time_s);
   void append_record_locked(std::string_view event_bytes);
   void flush_locked();
 

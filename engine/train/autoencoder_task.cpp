@@ -121,7 +121,7 @@ ValidationResult AutoencoderTask::validate(const VolumeDataset& dataset, const s
     at::Tensor image = volume_to_tensor(volume);
     at::Tensor recon = reconstruct_volume(image).clamp(0.0, 1.0);
     means.add_image_scores(recon, image);
-    if (static_cast<int>(n) < keep_outputs) result.outputs.emplace_back("reconstruction-" + dataset.id(i), tensor_to_volume(recon, volume));
+    keep_validation_item(result, n, keep_outputs, dataset.id(i), volume, recon, "reconstruction-" + dataset.id(i));
   }
   train_mode(true);
   means.write(result, static_cast<int>(items.size()));

@@ -10,6 +10,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/patch_gan_training.cpp
   ${CMAKE_CURRENT_LIST_DIR}/case_training_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_training_data.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/validation_images.cpp
   ${CMAKE_CURRENT_LIST_DIR}/validation_means.cpp
   ${CMAKE_CURRENT_LIST_DIR}/survival_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/task.cpp

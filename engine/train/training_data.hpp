@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "data/batch_source.hpp"
+#include "train/validation_images.hpp"
 #include "volume/volume.hpp"
 
 namespace medsynth {
@@ -30,7 +31,18 @@ struct ValidationResult {
   // (file name, text) written atomically into output/ by rank 0 at every
   // validation, e.g. the survival task's per-patient risk scores (CSV).
   std::vector<std::pair<std::string, std::string>> files;
+  // This rank's first item, input beside output (validation_images.hpp): on
+  // rank 0 dataset item 0, the same volume at every validation. Empty for a
+  // task without an image output (ldm, controlnet: latents, judged by loss;
+  // survival: a risk score).
+  ValidationImages images;
 };
+
+// What a task keeps of the n-th item it validated on this rank (n from 0):
+// the first one's images, and `output` (a [.., Z, Y, X] tensor on input's grid)
+// as a volume named `stem` while n < keep_outputs.
+void keep_validation_item(ValidationResult& result, std::size_t n, int keep_outputs, const std::string& item,
+                          const Volume& input, const at::Tensor& output, std::string stem);
 
 // This process's place in a run; `dist` is the process group of a
 // distributed run (null: one process), for a task whose state is not plain

@@ -38,6 +38,7 @@ class EventWriter;
 class GradientSync;
 class ProgressBar;
 class RunLogger;
+class TensorBoardWriter;
 class Task;
 
 using TrainingClock = std::chrono::steady_clock;
@@ -61,6 +62,7 @@ struct TrainingSession {
 
   // Where it reports.
   std::unique_ptr<EventWriter> events;  // rank 0 only
+  std::shared_ptr<TensorBoardWriter> tensorboard;  // rank 0 with output.tensorboard; events writes its scalars
   std::unique_ptr<RunLogger> logger;
   std::unique_ptr<ProgressBar> bar;
 

@@ -158,7 +158,10 @@ void open_run_outputs(TrainingSession& s) {
   if (!s.rank0) return;
   s.events = std::make_unique<EventWriter>(
       EventWriterOptions{.path = o.run.events_file(), .rank = s.rank, .echo_stdout = o.json_stdout, .forward = o.forward_events});
-  if (s.job.output.tensorboard) s.events->attach_tensorboard(std::make_shared<TensorBoardWriter>(o.run.tensorboard_dir()));
+  if (s.job.output.tensorboard) {
+    s.tensorboard = std::make_shared<TensorBoardWriter>(o.run.tensorboard_dir());
+    s.events->attach_tensorboard(s.tensorboard);
+  }
   s.logger->attach_events(s.events.get());
 }
 

@@ -1,15 +1,20 @@
 // The session's validation (training_session.hpp): every rank validates its
 // share of the held-out volumes; the means are combined weighted by count, so
-// the result equals a one-process validation. Rank 0 writes the task's files.
-#include <chrono>
+// the result equals a one-process validation. Rank 0 writes the task's files
+// and the first item's slices (PNG files, TensorBoard images).
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "core/error.hpp"
 #include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
+#include "events/gray_png.hpp"
 #include "events/run_logger.hpp"
+#include "events/tensorboard_writer.hpp"
 #include "state/ema_weights.hpp"
 #include "train/training_data.hpp"
 #include "train/training_session.hpp"
@@ -55,16 +60,44 @@ Volume in_physical_units(const Volume& model_units, const JobSpec& job) {
   return v;
 }
 
+void write_bytes(const std::string& path, const std::string& bytes) {
+  write_file_atomically(path, "", [&](const std::string& temp) {
+    std::ofstream out(temp, std::ios::binary);
+    out << bytes;
+    if (!out.flush()) throw RuntimeError(temp + ": write failed");
+  });
+}
+
+// PNG files for the console (output/val-images/stepNNNNNN-<plane>.png, one
+// set per validation: small, and the run keeps its history as TensorBoard
+// does) and the same PNGs as TensorBoard images val/images/<plane>.
+void write_validation_images(TrainingSession& s, const ValidationImages& images) {
+  if (!s.job.output.tensorboard_images || images.planes.empty()) return;
+  const std::string dir = s.options.run.output_dir() + "/val-images";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw RuntimeError(dir + ": cannot create: " + ec.message());
+  char step[16];
+  std::snprintf(step, sizeof(step), "step%06d", s.progress.step);
+  for (const PlaneImage& p : images.planes) {
+    const std::string plane(to_string(p.plane));
+    const std::string png = encode_gray_png(p.image);
+    const std::string path = dir + "/" + step + "-" + plane + ".png";
+    write_bytes(path, png);
+    if (s.tensorboard)
+      s.tensorboard->add_gray_png("val/images/" + plane, p.image.width, p.image.height, png, s.progress.step);
+    if (s.events)
+      s.events->artifact(path, "validation_image", s.progress.step, {{"plane", plane}, {"item", images.item}});
+  }
+}
+
 void write_validation_files(TrainingSession& s, const ValidationResult& r, bool write_outputs) {
   for (const auto& [name, text] : r.files) {
     const std::string path = s.options.run.output_dir() + "/" + name;
-    write_file_atomically(path, "", [&](const std::string& temp) {
-      std::ofstream out(temp, std::ios::binary);
-      out << text;
-      if (!out.flush()) throw RuntimeError(temp + ": write failed");
-    });
+    write_bytes(path, text);
     if (s.events) s.events->artifact(path, "table", s.progress.step);
   }
+  write_validation_images(s, r.images);
   if (!write_outputs) return;
   for (const auto& [stem, volume] : r.outputs) {
     const std::string path = s.options.run.output_dir() + "/" + stem + ".nii.gz";

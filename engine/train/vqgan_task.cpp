@@ -173,7 +173,8 @@ ValidationResult VqganTask::validate(const VolumeDataset& dataset, const std::ve
     }
     at::Tensor p = counts / counts.sum();
     means.add("val/perplexity", at::exp(-(p * at::log(p + 1e-10)).sum()).item<double>());
-    if (static_cast<int>(n) < keep_outputs) result.outputs.emplace_back("reconstruction-" + dataset.id(items[n]), tensor_to_volume(recon, volume));
+    keep_validation_item(result, n, keep_outputs, dataset.id(items[n]), volume, recon,
+                         "reconstruction-" + dataset.id(items[n]));
   }
   train_mode(true);
   means.write(result, static_cast<int>(items.size()));

@@ -25,6 +25,22 @@ void expect_type(const WireField& f, WireType type, const char* name) {
   if (f.type != type) throw RuntimeError(std::string(name) + " has wire type " + std::to_string(int(f.type)));
 }
 
+TbImage decode_image(std::string_view bytes) {
+  TbImage image;
+  WireReader reader(bytes);
+  WireField f;
+  while (reader.next(f)) {
+    if (f.field == 4) {
+      expect_type(f, WireType::length_delimited, "Summary.Image.encoded_image_string");
+      image.encoded.assign(f.bytes);
+    } else if (f.field >= 1 && f.field <= 3) {
+      expect_type(f, WireType::varint, "Summary.Image.height/width/colorspace");
+      (f.field == 1 ? image.height : f.field == 2 ? image.width : image.colorspace) = static_cast<int>(f.as_int64());
+    }
+  }
+  return image;
+}
+
 TbValue decode_value(std::string_view bytes) {
   TbValue value;
   WireReader reader(bytes);
@@ -36,6 +52,9 @@ TbValue decode_value(std::string_view bytes) {
     } else if (f.field == 2) {
       expect_type(f, WireType::fixed32, "Summary.Value.simple_value");
       value.simple_value = f.as_float();
+    } else if (f.field == 4) {
+      expect_type(f, WireType::length_delimited, "Summary.Value.image");
+      value.image = decode_image(f.bytes);
     }
   }
   return value;
@@ -119,6 +138,14 @@ std::vector<TbScalar> read_tensorboard_scalars(const std::filesystem::path& path
     for (const auto& value : event.values)
       if (value.simple_value) scalars.push_back({event.wall_time, event.step, value.tag, *value.simple_value});
   return scalars;
+}
+
+std::vector<TbImageValue> read_tensorboard_images(const std::filesystem::path& path) {
+  std::vector<TbImageValue> images;
+  for (const auto& event : read_tensorboard_events(path))
+    for (const auto& value : event.values)
+      if (value.image) images.push_back({event.step, value.tag, *value.image});
+  return images;
 }
 
 }  // namespace medsynth

@@ -13,9 +13,18 @@
 
 namespace medsynth {
 
+// Summary.Image: the picture as its encoded file (PNG for ours).
+struct TbImage {
+  int height = 0;
+  int width = 0;
+  int colorspace = 0;  // 1 gray, 3 RGB, 4 RGBA
+  std::string encoded;
+};
+
 struct TbValue {
   std::string tag;
   std::optional<float> simple_value;  // empty for images, histograms, tensors
+  std::optional<TbImage> image;
 };
 
 // One tensorflow.Event, with the fields we write (others are skipped).
@@ -40,5 +49,14 @@ std::vector<TbEvent> read_tensorboard_events(const std::filesystem::path& path);
 
 // Every simple_value in the file, in file order.
 std::vector<TbScalar> read_tensorboard_scalars(const std::filesystem::path& path);
+
+struct TbImageValue {
+  std::int64_t step = 0;
+  std::string tag;
+  TbImage image;
+};
+
+// Every image in the file, in file order.
+std::vector<TbImageValue> read_tensorboard_images(const std::filesystem::path& path);
 
 }  // namespace medsynth

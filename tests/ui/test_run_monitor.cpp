@@ -2,6 +2,7 @@
 // the engine once (a tiny job; two processes when `launch` exists), then
 // follows the run directory, replays its events with garbage mixed in, and
 // compares it with a modified copy in the history.
+#include <QColor>
 #include <QComboBox>
 #include <QDir>
 #include <QDirIterator>
@@ -26,6 +27,7 @@
 #include "ui/monitor/metric_chart_view.hpp"
 #include "app/session/run_controller.hpp"
 #include "ui/monitor/run_monitor_widget.hpp"
+#include "ui/monitor/validation_images_view.hpp"
 #include "ui_test_support.hpp"
 
 using namespace medsynth;
@@ -54,6 +56,14 @@ class TestRunMonitor : public QObject {
   QString run_dir_;
   int processes_ = 1;
   QByteArray events_;
+
+  // The run in a shown 1400 x 900 monitor, followed to its end.
+  static void follow_to_end(RunController& run, RunMonitorWidget& monitor) {
+    monitor.resize(1400, 900);
+    monitor.set_controller(&run);
+    monitor.show();
+    QTRY_VERIFY_WITH_TIMEOUT(monitor.status_text().startsWith("finished"), 15000);
+  }
 
   // A copy of the run whose train/loss is doubled: a second, different run.
   QString make_doubled_copy() {
@@ -91,10 +101,8 @@ class TestRunMonitor : public QObject {
   void monitor_follows_a_run_directory() {
     RunController run(run_dir_);
     RunMonitorWidget monitor;
-    monitor.resize(1400, 900);
-    monitor.set_controller(&run);
-    monitor.show();
-    QTRY_VERIFY_WITH_TIMEOUT(monitor.status_text().startsWith("finished"), 15000);
+    follow_to_end(run, monitor);
+    if (QTest::currentTestFailed()) return;
     QTRY_VERIFY(!monitor.chart("train/loss")->displayed_points(0).isEmpty());
     const app::RunModel* m = run.model();
     // Every finite point of a short series is drawn (no decimation below the
@@ -122,6 +130,32 @@ class TestRunMonitor : public QObject {
     QVERIFY(!monitor.stop_button()->isVisible());    // a followed run is not ours to stop
     QVERIFY(monitor.garbage_text().isEmpty());
     QVERIFY(!monitor.throughput_text().startsWith("—"));
+  }
+
+  // Issue 36.3: the run view shows the last validation's slices, the PNGs
+  // the engine wrote (this job writes no TensorBoard files: the PNGs come
+  // anyway), input beside output, and lists them nowhere else. The
+  // screenshot is docs/images/run-monitor-validation-images.png.
+  void validation_images_show_the_last_validation() {
+    RunController run(run_dir_);
+    RunMonitorWidget monitor;
+    follow_to_end(run, monitor);
+    if (QTest::currentTestFailed()) return;
+    ValidationImagesView* panel = monitor.validation_images();
+    QTRY_VERIFY(panel->isVisible());
+    QCOMPARE(panel->step(), qint64(30));
+    QVERIFY(panel->caption_text().contains(QStringLiteral("step 30")));
+    const QString dir = QDir(run_dir_).filePath(QStringLiteral("output/val-images"));
+    for (const QString plane : {QStringLiteral("axial"), QStringLiteral("coronal"), QStringLiteral("sagittal")}) {
+      const QImage shown = panel->image(plane);
+      QVERIFY2(!shown.isNull(), qPrintable(plane));
+      QCOMPARE(shown.size(), QSize(2 * 32 + 2, 32));  // the 32^3 phantom beside its reconstruction
+      QCOMPARE(shown, QImage(dir + QStringLiteral("/step000030-%1.png").arg(plane)));
+      QCOMPARE(shown.pixelColor(32, 16), QColor(Qt::white));  // the gap between input and output
+    }
+    for (const QString& path : monitor.listed_file_paths()) QVERIFY2(!path.endsWith(".png"), qPrintable(path));
+    monitor.refresh_now();
+    QVERIFY(monitor.grab().save(test::output_dir() + QStringLiteral("/run-monitor-validation-images.png")));
   }
 
   // Issue 38: a run copied from the cluster (rsync to a laptop) showed "no

@@ -23,7 +23,9 @@
 #include "ui/monitor/log_view.hpp"
 #include "ui/monitor/metric_chart_view.hpp"
 #include "ui/monitor/stage_sections.hpp"
+#include "ui/monitor/validation_images_view.hpp"
 #include "app/runs/pipeline_stages.hpp"
+#include "app/runs/validation_image_set.hpp"
 #include "app/session/run_controller.hpp"
 
 namespace medsynth::ui {
@@ -204,6 +206,11 @@ QWidget* RunMonitorWidget::build_chart_area() {
   custom_chart_->setObjectName("custom_chart");
   custom_chart_->set_title(tr("(choose a metric)"));
   grid->addWidget(custom_chart_, cell / 3, cell % 3);
+  ++cell;
+  // The grid's free cell (4 charts and the custom one leave the sixth).
+  validation_images_ = new ValidationImagesView(chart_area);
+  validation_images_->setObjectName("validation_images");
+  grid->addWidget(validation_images_, cell / 3, cell % 3);
 
   return chart_area;
 }
@@ -322,6 +329,10 @@ void RunMonitorWidget::bind_model() {
       add_file_entry(tr("checkpoint (%1) at step %2: %3").arg(c.kind).arg(c.step).arg(c.path), c.path);
     });
     connect(model_, &app::RunModel::artifact_added, this, [this](const app::Artifact& a) {
+      if (a.kind == QLatin1String(app::k_validation_image_kind)) {
+        validation_images_->show_images(app::latest_validation_images(model_->artifacts()));
+        return;
+      }
       add_file_entry(tr("%1 at step %2: %3").arg(a.kind).arg(a.step).arg(a.path), a.path);
       if (a.kind == QLatin1String("evaluation")) reload_evaluation();
     });
@@ -334,13 +345,17 @@ void RunMonitorWidget::bind_model() {
     for (const app::CheckpointInfo& c : model_->checkpoints()) {
       add_file_entry(tr("checkpoint (%1) at step %2: %3").arg(c.kind).arg(c.step).arg(c.path), c.path);
     }
+    // Three slices per validation would bury the checkpoints: they have their panel.
     for (const app::Artifact& a : model_->artifacts()) {
-      add_file_entry(tr("%1 at step %2: %3").arg(a.kind).arg(a.step).arg(a.path), a.path);
+      if (a.kind != QLatin1String(app::k_validation_image_kind))
+        add_file_entry(tr("%1 at step %2: %3").arg(a.kind).arg(a.step).arg(a.path), a.path);
     }
     for (int rank : model_->log_ranks()) ensure_log_tab(rank);
     for (const QString& name : model_->metric_names()) dirty_metrics_.insert(name);
   }
   for (LogView* view : std::as_const(logs_)) view->set_source(model_, view->rank());
+  validation_images_->show_images(model_ ? app::latest_validation_images(model_->artifacts())
+                                         : app::ValidationImageSet{});
   reload_evaluation();
   dirty_names_ = true;
   dirty_labels_ = true;

@@ -1,8 +1,9 @@
 // The run monitor (one tab per run): status, progress bar, throughput, ETA,
 // restarts and reader-garbage counters; live charts of train/loss (log
 // scale), val/psnr, val/ssim, lr and one chart for any metric chosen by name,
-// with a TensorBoard-style smoothing slider; per-rank log tabs and the run's
-// checkpoints and outputs; Stop (graceful) and Resume buttons.
+// with a TensorBoard-style smoothing slider; the latest validation's slices
+// (input beside output); per-rank log tabs and the run's checkpoints and
+// outputs; Stop (graceful) and Resume buttons.
 //
 // Binds to a RunModel (and, for Stop, a RunController). Model signals only
 // mark what is dirty; a timer redraws at most refresh_interval_ms apart, so a
@@ -45,6 +46,7 @@ class LogView;
 class MetricChartView;
 class NodeTable;
 class StageSections;
+class ValidationImagesView;
 
 struct RunMonitorOptions {
   int refresh_interval_ms = 100;  // charts and labels redraw at most 10 times a second
@@ -112,6 +114,7 @@ class RunMonitorWidget : public QWidget {
 
  public:
   EvaluationView* evaluation_view() const { return evaluation_; }
+  ValidationImagesView* validation_images() const { return validation_images_; }
   // The paths the "Checkpoints & outputs" list offers, in its order (tests).
   QStringList listed_file_paths() const;
   // Reads RUN/evaluation/evaluation.json when the run has one.
@@ -160,6 +163,7 @@ class RunMonitorWidget : public QWidget {
   QListWidget* files_ = nullptr;
   QHash<QString, QListWidgetItem*> file_items_;  // files_'s entries by path: one per file
   EvaluationView* evaluation_ = nullptr;  // the Evaluate tab
+  ValidationImagesView* validation_images_ = nullptr;  // beside the charts
   QScrollArea* stages_scroll_ = nullptr;
   QSplitter* split_ = nullptr;       // charts above, logs below
   bool pipeline_sized_ = false;      // the splitter gave a pipeline's stages their room once

@@ -43,7 +43,7 @@ TEST(QuickStart, TrainsTheAutoencoderToTheAdvertisedQuality) {
     if (e["type"] == "metric" && e["name"] == "val/psnr") psnr = e["value"];
     if (e["type"] == "metric" && e["name"] == "val/ssim") ssim = e["value"];
     if (e["type"] == "checkpoint") (e["kind"] == "best" ? best : last) += fs::exists(e["path"].get<std::string>()) ? 1 : 0;
-    if (e["type"] == "artifact") reconstructions.push_back(e["path"]);
+    if (e["type"] == "artifact" && e["kind"] == "reconstruction") reconstructions.push_back(e["path"]);
   }
   constexpr double k_psnr_floor_db = 29.5;  // sweep minimum 30.26 - 0.76 dB
   constexpr double k_ssim_floor = 0.905;    // sweep minimum 0.918 - 0.013

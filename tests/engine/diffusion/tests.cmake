@@ -55,7 +55,9 @@ target_compile_definitions(diffusion_maisi_embeddings_test PRIVATE MEDSYNTH_DIFF
 # 2021 case folders and a datalist, on two ranks through launch.
 medsynth_add_test(NAME diffusion_translation_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/translation_test.cpp
-  LIBS medsynth_engine nlohmann_json::nlohmann_json
+    ${PROJECT_SOURCE_DIR}/tests/support/tensorboard_reader.cpp
+    ${PROJECT_SOURCE_DIR}/tests/support/png_reader.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json PNG::PNG
   LABELS unit
   PROCESSORS 2)
 add_dependencies(diffusion_translation_test medsynth-engine)

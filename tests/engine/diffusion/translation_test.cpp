@@ -20,8 +20,11 @@
 #include "run/run_directory.hpp"
 #include "support/brats_cases.hpp"
 #include "support/child_process.hpp"
+#include "support/png_reader.hpp"
 #include "support/run_events.hpp"
+#include "support/tensorboard_reader.hpp"
 #include "support/temp_dir.hpp"
+#include "train/validation_images.hpp"
 #include "volume/volume_io.hpp"
 
 namespace fs = std::filesystem;
@@ -82,6 +85,18 @@ void expect_trained_and_validated(const RunDirectory& run, const std::string& va
   const fs::path out = fs::path(run.output_dir()) / val_case_file;
   ASSERT_TRUE(fs::exists(out)) << out;
   EXPECT_EQ(read_volume(out.string()).size, (std::array<std::size_t, 3>{20, 20, 16}));
+  // Issue 36.3: at each validation the real FLAIR's middle slices beside the
+  // translation's, as TensorBoard images (x 20, y 20, z 16 voxels).
+  ASSERT_EQ(std::distance(fs::directory_iterator(run.tensorboard_dir()), fs::directory_iterator()), 1);
+  const auto images = read_tensorboard_images(fs::directory_iterator(run.tensorboard_dir())->path());
+  ASSERT_EQ(images.size(), 9u) << "3 planes at steps 10, 20 and 30";
+  for (const auto& image : images) {
+    const GrayImage decoded = test::decode_gray_png(image.image.encoded);
+    EXPECT_EQ(decoded.width, 2 * 20 + k_side_by_side_gap) << image.tag;
+    EXPECT_EQ(decoded.height, image.tag == "val/images/axial" ? 20 : 16) << image.tag;
+  }
+  for (const char* plane : {"axial", "coronal", "sagittal"})
+    EXPECT_TRUE(fs::exists(fs::path(run.output_dir()) / "val-images" / ("step000030-" + std::string(plane) + ".png")));
 }
 
 TEST(Translation, Brats2023CasesTrainOnTwoRanksAndGenerateEachCasesFlair) {

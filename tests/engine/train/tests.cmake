@@ -5,7 +5,15 @@ medsynth_add_test(NAME train_lr_schedule_test
   LABELS unit)
 medsynth_add_test(NAME train_trainer_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/trainer_test.cpp
-  LIBS medsynth_engine nlohmann_json::nlohmann_json
+    ${CMAKE_CURRENT_LIST_DIR}/trainer_images_test.cpp
+    ${PROJECT_SOURCE_DIR}/tests/support/tensorboard_reader.cpp
+    ${PROJECT_SOURCE_DIR}/tests/support/png_reader.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json PNG::PNG
+  LABELS unit)
+# The validation slices: planes, orientation, intensity map, layout.
+medsynth_add_test(NAME train_validation_images_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/validation_images_test.cpp
+  LIBS medsynth_engine
   LABELS unit)
 # The task registry against config/task_catalog.
 medsynth_add_test(NAME train_task_registry_test
@@ -16,8 +24,8 @@ target_include_directories(train_task_registry_test PRIVATE ${CMAKE_CURRENT_LIST
 target_include_directories(train_trainer_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
 # The patch VQ-GAN's must-show: vqgan-tiny on 2 processes through the real binary.
 medsynth_add_test(NAME train_vqgan_tiny_test
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/vqgan_tiny_test.cpp
-  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/vqgan_tiny_test.cpp ${PROJECT_SOURCE_DIR}/tests/support/png_reader.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json PNG::PNG
   LABELS dist
   TIMEOUT 900)
 add_dependencies(train_vqgan_tiny_test medsynth-engine)

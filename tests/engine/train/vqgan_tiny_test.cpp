@@ -13,7 +13,9 @@
 #include <sstream>
 
 #include "support/child_process.hpp"
+#include "support/png_reader.hpp"
 #include "support/temp_dir.hpp"
+#include "train/validation_images.hpp"
 #include "volume/volume_io.hpp"
 
 namespace fs = std::filesystem;
@@ -88,6 +90,15 @@ TEST(VqganTiny, TwoProcessesEndWithTopThreeCheckpointsNamedByPsnr) {
     EXPECT_LT(v[v.size() / 20], -800.0f) << "the 5th percentile (air) is not near -1000 HU";
   }
   EXPECT_TRUE(reconstruction);
+  // Issue 36.3: the stitched volume's middle slices beside the held-out
+  // input's at every validation (48^3 phantoms), for the console and TensorBoard.
+  for (const char* plane : {"axial", "coronal", "sagittal"}) {
+    const fs::path png = run / "output" / "val-images" / ("step000900-" + std::string(plane) + ".png");
+    ASSERT_TRUE(fs::exists(png)) << png;
+    const GrayImage image = test::decode_gray_png(test::read_bytes(png));
+    EXPECT_EQ(image.width, 2 * 48 + k_side_by_side_gap);
+    EXPECT_EQ(image.height, 48);
+  }
 }
 
 // Inference on whole volumes: `eval` of a VQ-GAN checkpoint stitches every
