@@ -149,7 +149,7 @@ sources[nifti_extension_fuzzer]="tests/fuzz/nifti_extension_fuzzer.cpp engine/vo
   engine/volume/nifti_header_guard.cpp engine/volume/nifti_byte_source.cpp engine/volume/nifti_header_fields.cpp
   engine/volume/volume_size_checks.cpp engine/volume/atomic_file.cpp engine/diffusion/generation_provenance.cpp"
 extra[nifti_extension_fuzzer]=""
-link[nifti_extension_fuzzer]="-lz"
+link[nifti_extension_fuzzer]="-lz -lcrypto"  # generation_provenance: SHA-256 through OpenSSL
 max_len[nifti_extension_fuzzer]=8192
 
 sources[pickle_fuzzer]="tests/fuzz/pickle_fuzzer.cpp engine/weights/pickle_machine.cpp engine/weights/pickle_globals.cpp
