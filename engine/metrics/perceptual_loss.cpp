@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -102,10 +103,11 @@ at::Tensor PerceptualLoss::forward(const at::Tensor& input, const at::Tensor& ta
   for (std::int64_t axis = 2; axis < 5; ++axis) {
     at::Tensor xi = as_images(x, axis), yi = as_images(y, axis);
     if (fake_3d_ratio_ < 1.0) {
-      const std::int64_t n = xi.size(0);
-      const at::Tensor keep = at::randperm(n, at::TensorOptions().dtype(at::kLong))
-                                  .slice(0, 0, static_cast<std::int64_t>(n * fake_3d_ratio_))
-                                  .to(x.device());
+      // At least one slice: MONAI's int(n * ratio) can be 0 on a thin axis,
+      // and the mean of no slices is NaN.
+      const std::int64_t n = xi.size(0),
+                         kept = std::max<std::int64_t>(1, static_cast<std::int64_t>(n * fake_3d_ratio_));
+      const at::Tensor keep = at::randperm(n, at::TensorOptions().dtype(at::kLong)).slice(0, 0, kept).to(x.device());
       xi = xi.index_select(0, keep);
       yi = yi.index_select(0, keep);
     }
