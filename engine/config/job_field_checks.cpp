@@ -23,7 +23,8 @@ bool checked_by_its_options(const std::string& path) {
          path.starts_with("model.diffusion_unet.") || path.starts_with("model.resnet.") ||
          path == "model.discriminator.num_layers_d" || path == "model.discriminator.channels" ||
          (path.starts_with("model.vqgan.") && path != "model.vqgan.discriminator_iter_start" &&
-          path != "model.vqgan.image_gan_weight");
+          path != "model.vqgan.image_gan_weight" && path != "model.vqgan.video_gan_weight" &&
+          path != "model.vqgan.gan_feat_weight");
 }
 
 template <class T>

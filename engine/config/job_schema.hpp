@@ -137,6 +137,8 @@ void visit_job(Job& job, Visitor& v) {
       visit_vector_quantizer(q, v);
       v.field("discriminator_iter_start", q.discriminator_iter_start);
       v.field("image_gan_weight", q.image_gan_weight);
+      v.field("video_gan_weight", q.video_gan_weight);
+      v.field("gan_feat_weight", q.gan_feat_weight);
     });
     v.section("resnet", [&] { visit_resnet(job.model.resnet, v); });
   });
@@ -147,6 +149,8 @@ void visit_job(Job& job, Visitor& v) {
     v.field("logvar_clamp", l.logvar_clamp);
     v.field("adv_weight", l.adv_weight);
     v.field("perceptual_weight", l.perceptual_weight);
+    v.field("perceptual_network", l.perceptual_network);
+    v.field("perceptual_fake_3d_ratio", l.perceptual_fake_3d_ratio);
   });
   v.section("training", [&] {
     auto& t = job.training;

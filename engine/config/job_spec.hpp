@@ -97,8 +97,13 @@ struct DiscriminatorSpec : PatchDiscriminatorOptions {
 // are the section's own fields (config/vector_quantizer_options.hpp).
 // Set its fields by name, as DiscriminatorSpec's.
 struct VqganSpec : VectorQuantizerOptions {
-  int discriminator_iter_start = 10000;  // seed: the discriminator joins at this optimizer step
-  double image_gan_weight = 1.0;         // seed: weight of the 3D patch discriminator's generator loss
+  int discriminator_iter_start = 10000;  // seed: the discriminators join at this optimizer step
+  // medicaldiffusion's names: its "image" discriminator is the 2D one on one
+  // random axial slice per patch, its "video" discriminator the 3D one on
+  // the whole patch (model.discriminator's PatchGAN).
+  double image_gan_weight = 1.0;  // seed: the 2D slice discriminator's generator loss
+  double video_gan_weight = 0.5;  // seed: the 3D patch discriminator's generator loss
+  double gan_feat_weight = 0.0;   // feature matching (L1 of discriminator features) for both
   bool operator==(const VqganSpec&) const = default;
 };
 struct ModelSpec {
@@ -122,7 +127,9 @@ struct LossSpec {
   double kl_weight = 1e-7;          // MAISI
   std::array<double, 2> logvar_clamp{-30.0, 20.0};  // stable KL: log-variance clamped before exp
   double adv_weight = 0.0;          // MAISI uses 0.1 on GPUs; 0 disables the discriminator
-  double perceptual_weight = 0.0;   // no perceptual network ships with medsynth: must stay 0
+  double perceptual_weight = 0.0;   // task vqgan (seed: 0.1): needs perceptual_network
+  std::string perceptual_network;   // MedicalNet (3D) or RadImageNet (2.5D) weights, the user's file
+  double perceptual_fake_3d_ratio = 0.5;  // RadImageNet only: share of each axis' slices (MONAI's default)
 
   bool operator==(const LossSpec&) const = default;
 };

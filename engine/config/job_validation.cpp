@@ -80,8 +80,13 @@ void check_other_networks(const JobSpec& job, std::vector<FieldError>& errors) {
 
 void check_loss(const JobSpec& job, Checks& c) {
   const auto& l = job.loss;
-  if (l.perceptual_weight != 0.0)
-    c.fail("loss.perceptual_weight", "must be 0: no perceptual network ships with medsynth (got " + value_text(l.perceptual_weight) + ")");
+  if (l.perceptual_weight > 0.0 && job.task != "vqgan")
+    c.fail("loss.perceptual_weight", "is used by task vqgan only; must be 0 for task " + job.task + " (got " +
+                                         value_text(l.perceptual_weight) + ")");
+  else if (l.perceptual_weight > 0.0 && l.perceptual_network.empty())
+    c.fail("loss.perceptual_weight",
+           "needs loss.perceptual_network: the path of MedicalNet's resnet_10_23dataset.pth (3D) or RadImageNet's "
+           "RadImageNet-ResNet50_notop.pth (2.5D); medsynth ships no perceptual network (docs/vqgan.md)");
 }
 
 void check_training(const JobSpec& job, Checks& c) {

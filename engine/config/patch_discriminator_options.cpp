@@ -23,7 +23,8 @@ std::vector<FieldError> PatchDiscriminatorOptions::problems() const {
   check_discriminator_rows(*this, errors);
   Checks c(errors);
   const std::string p = "model.discriminator.";
-  if (spatial_dims != 3) c.fail(p + "spatial_dims", "must be 3 (got " + std::to_string(spatial_dims) + ")");
+  if (spatial_dims != 2 && spatial_dims != 3)
+    c.fail(p + "spatial_dims", "must be 2 or 3 (got " + std::to_string(spatial_dims) + ")");
   if (in_channels < 1) c.fail(p + "in_channels", "must be >= 1 (got " + std::to_string(in_channels) + ")");
   if (out_channels < 1) c.fail(p + "out_channels", "must be >= 1 (got " + std::to_string(out_channels) + ")");
   if (kernel_size < 1) c.fail(p + "kernel_size", "must be >= 1 (got " + std::to_string(kernel_size) + ")");

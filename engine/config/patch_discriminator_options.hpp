@@ -20,7 +20,7 @@ struct PatchDiscriminatorOptions {
   int num_layers_d = 3;               // strided layers after the first; the last of them has stride 1 (MAISI: 3)
   int channels = 32;                  // first layer's filters, doubled per layer (MAISI: 32)
   // Not job fields.
-  int spatial_dims = 3;               // only 3 is built
+  int spatial_dims = 3;  // 3, or 2 for slices (the VQ-GAN's slice discriminator)
   int in_channels = 1;
   int out_channels = 1;
   int kernel_size = 4;

@@ -25,6 +25,11 @@ struct ResNet3dOptions {
   // Not job fields (see above).
   int n_input_channels = 1;
   int num_covariates = 0;
+  // MedicalNet's own layout (Chen et al., Med3D; torch.hub Warvito/MedicalNet-models,
+  // the network of MONAI's MedicalNet perceptual loss): layer3 and layer4 keep
+  // their input size (stride 1) and dilate their 3^3 convolutions by 2 and 4.
+  // Set by models/resnet_feature_weights, never by a job.
+  bool medicalnet_dilation = false;
 
   // Every problem, each named by its job path ("model.resnet.depth"): the
   // ranges and choices of the field rows (job_fields.cpp), then the rules

@@ -24,7 +24,14 @@ struct ConvolutionOptions {
   std::int64_t padding = 1;
   bool bias = true;
   bool transposed = false;  // ConvTranspose3d, output_padding = stride - 1 (MONAI's default)
+  // Kernel 1, stride 1, no padding along depth: a 2D convolution of each
+  // [C, 1, H, W] slice (the VQ-GAN's slice discriminator). Not for transposed.
+  bool flat_depth = false;
 };
+
+// Conv3d options of kernel/stride/padding, or their 2D form over depth-1 slices (flat_depth).
+torch::nn::Conv3dOptions conv3d_options(std::int64_t in_channels, std::int64_t out_channels, std::int64_t kernel_size,
+                                        std::int64_t stride, std::int64_t padding, bool flat_depth);
 
 // Exactly one of `conv` and `deconv` is set; either is registered as "conv".
 class ConvolutionImpl : public torch::nn::Module {

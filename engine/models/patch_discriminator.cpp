@@ -24,9 +24,8 @@ DiscriminatorLayerImpl::DiscriminatorLayerImpl(const PatchDiscriminatorOptions& 
                                                std::int64_t out_channels, std::int64_t stride, bool with_norm) {
   // MONAI: the first layer has a bias and no norm; the others the reverse (a
   // bias before a norm is cancelled by it).
-  conv = register_module("conv", torch::nn::Conv3d(torch::nn::Conv3dOptions(in_channels, out_channels, o.kernel_size)
-                                                       .stride(stride)
-                                                       .padding(padding_of(o))
+  conv = register_module("conv", torch::nn::Conv3d(conv3d_options(in_channels, out_channels, o.kernel_size, stride,
+                                                                  padding_of(o), o.spatial_dims == 2)
                                                        .bias(!with_norm)));
   torch::nn::Sequential seq;
   if (with_norm) {
@@ -51,8 +50,9 @@ PatchDiscriminatorImpl::PatchDiscriminatorImpl(const PatchDiscriminatorOptions& 
     layers.push_back(register_module(std::to_string(l), DiscriminatorLayer(o, in, 2 * in, stride, true)));
     in *= 2;
   }
-  final_conv = register_module(
-      "final_conv", Convolution(ConvolutionOptions{in, o.out_channels, o.kernel_size, 1, padding_of(o), true}));
+  final_conv =
+      register_module("final_conv", Convolution(ConvolutionOptions{in, o.out_channels, o.kernel_size, 1, padding_of(o),
+                                                                   true, false, o.spatial_dims == 2}));
 
   // MONAI's normal_init: conv weights ~ N(0, std), biases 0 (GAN practice since DCGAN).
   at::NoGradGuard no_grad;
@@ -65,8 +65,9 @@ PatchDiscriminatorImpl::PatchDiscriminatorImpl(const PatchDiscriminatorOptions& 
 }
 
 void PatchDiscriminatorImpl::check_input(const at::Tensor& x) const {
-  bool ok = x.defined() && x.dim() == 5 && x.size(1) == options_.in_channels;
-  for (int d = 2; ok && d < 5; ++d) ok = options_.output_size(x.size(d)) >= 1;
+  const int dims = options_.spatial_dims;
+  bool ok = x.defined() && x.dim() == dims + 2 && x.size(1) == options_.in_channels;
+  for (int d = 2; ok && d < dims + 2; ++d) ok = options_.output_size(x.size(d)) >= 1;
   if (!ok) {
     std::string shape = "undefined";
     if (x.defined()) {
@@ -75,8 +76,8 @@ void PatchDiscriminatorImpl::check_input(const at::Tensor& x) const {
       shape += "]";
     }
     throw UsageError("PatchDiscriminator: input must be [B, " + std::to_string(options_.in_channels) +
-                     ", D, H, W] large enough for " + std::to_string(options_.num_layers_d) + " layers (got " + shape +
-                     ")");
+                     (dims == 2 ? ", H, W]" : ", D, H, W]") + " large enough for " +
+                     std::to_string(options_.num_layers_d) + " layers (got " + shape + ")");
   }
 }
 
@@ -84,9 +85,13 @@ std::vector<at::Tensor> PatchDiscriminatorImpl::features(const at::Tensor& x) {
   check_input(x);
   std::vector<at::Tensor> out;
   out.reserve(layers.size() + 2);
-  out.push_back(initial_conv->forward(x));
+  // A 2D network runs as the 3D one on depth-1 slices (depth-1 kernels): the same code, the same norms.
+  const bool flat = options_.spatial_dims == 2;
+  out.push_back(initial_conv->forward(flat ? x.unsqueeze(2) : x));
   for (auto& layer : layers) out.push_back(layer->forward(out.back()));
   out.push_back(final_conv->forward(out.back()));
+  if (flat)
+    for (auto& t : out) t = t.squeeze(2);
   return out;
 }
 

@@ -1,6 +1,9 @@
 // 3D PatchGAN discriminator (MONAI PatchDiscriminator, pix2pixHD): one logit
 // per overlapping patch, trained against the autoencoder when
-// loss.adv_weight > 0. Used by the autoencoder task. Child names mirror MONAI:
+// loss.adv_weight > 0, and against the VQ-GAN (train/patch_gan_training).
+// With spatial_dims 2 it judges 2D slices [B, C, H, W] (the VQ-GAN's slice
+// discriminator): the same layers with depth-1 kernels, so its conv weights
+// are [O, I, 1, k, k] where MONAI's 2D network has [O, I, k, k]. Child names mirror MONAI:
 // `initial_conv.conv.{weight,bias}`, `0.conv.weight`, `0.adn.N.{weight,bias}`,
 // ..., `final_conv.conv.{weight,bias}`.
 //
@@ -40,7 +43,8 @@ class PatchDiscriminatorImpl : public torch::nn::Module {
  public:
   explicit PatchDiscriminatorImpl(const PatchDiscriminatorOptions& options);
 
-  // [B, in_channels, D, H, W] -> logits [B, out_channels, d, h, w] (no activation).
+  // [B, in_channels, D, H, W] -> logits [B, out_channels, d, h, w] (no activation);
+  // without D for spatial_dims 2.
   at::Tensor forward(const at::Tensor& x);
   // Every layer's output, the logits last (MONAI's return value; for
   // feature-matching losses).

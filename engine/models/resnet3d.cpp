@@ -19,20 +19,27 @@ torch::nn::AnyModule make_norm(const std::string& kind, int channels) {
   return torch::nn::AnyModule(torch::nn::BatchNorm3d(channels));
 }
 
-torch::nn::Conv3d conv(int in, int out, int kernel, int stride) {
-  return torch::nn::Conv3d(torch::nn::Conv3dOptions(in, out, kernel).stride(stride).padding(kernel / 2).bias(false));
+torch::nn::Conv3d conv(int in, int out, int kernel, int stride, int dilation = 1) {
+  return torch::nn::Conv3d(torch::nn::Conv3dOptions(in, out, kernel)
+                               .stride(stride)
+                               .padding(dilation * (kernel / 2))
+                               .dilation(dilation)
+                               .bias(false));
 }
 
 // MONAI ResNetBlock (expansion 1) and ResNetBottleneck (expansion 4), one module each.
 class BlockImpl : public torch::nn::Module {
  public:
-  BlockImpl(bool bottleneck, int in_planes, int planes, int stride, const std::string& norm) : bottleneck_(bottleneck) {
+  // `dilation` applies to the 3^3 convolutions (MedicalNet's layer3/layer4).
+  BlockImpl(bool bottleneck, int in_planes, int planes, int stride, int dilation, const std::string& norm)
+      : bottleneck_(bottleneck) {
     const int out = planes * (bottleneck ? 4 : 1);
     const int mid_stride = bottleneck ? 1 : stride;  // BasicBlock strides in conv1, Bottleneck in conv2
-    conv1 = register_module("conv1", conv(in_planes, planes, bottleneck ? 1 : 3, mid_stride));
+    conv1 =
+        register_module("conv1", conv(in_planes, planes, bottleneck ? 1 : 3, mid_stride, bottleneck ? 1 : dilation));
     bn1 = make_norm(norm, planes);
     register_module("bn1", bn1.ptr());
-    conv2 = register_module("conv2", conv(planes, planes, 3, bottleneck ? stride : 1));
+    conv2 = register_module("conv2", conv(planes, planes, 3, bottleneck ? stride : 1, dilation));
     bn2 = make_norm(norm, planes);
     register_module("bn2", bn2.ptr());
     if (bottleneck) {
@@ -87,8 +94,12 @@ ResNet3dImpl::ResNet3dImpl(const ResNet3dOptions& options) : options_(options) {
   torch::nn::Sequential* targets[4] = {&layer1, &layer2, &layer3, &layer4};
   for (int l = 0; l < 4; ++l) {
     torch::nn::Sequential layer;
+    // MedicalNet keeps layer3/layer4 at layer2's size and dilates instead.
+    const bool dilated = options_.medicalnet_dilation && l >= 2;
+    const int stride = l > 0 && !dilated ? 2 : 1, dilation = dilated ? (l == 2 ? 2 : 4) : 1;
     for (int b = 0; b < layers[static_cast<std::size_t>(l)]; ++b) {
-      layer->push_back(Block(bottleneck, in_planes, planes[static_cast<std::size_t>(l)], b == 0 && l > 0 ? 2 : 1, options_.norm));
+      layer->push_back(Block(bottleneck, in_planes, planes[static_cast<std::size_t>(l)], b == 0 ? stride : 1, dilation,
+                             options_.norm));
       in_planes = planes[static_cast<std::size_t>(l)] * (bottleneck ? 4 : 1);
     }
     *targets[l] = register_module("layer" + std::to_string(l + 1), layer);
@@ -98,11 +109,14 @@ ResNet3dImpl::ResNet3dImpl(const ResNet3dOptions& options) : options_(options) {
     covariate_fc = register_module("covariate_fc", torch::nn::Linear(torch::nn::LinearOptions(options_.num_covariates, 1).bias(false)));
 }
 
-at::Tensor ResNet3dImpl::features(const at::Tensor& x) {
+at::Tensor ResNet3dImpl::feature_map(const at::Tensor& x) {
   at::Tensor y = at::relu(bn1.forward(conv3d_forward(*conv1, x)));
   if (!options_.no_max_pool) y = at::max_pool3d(y, {3, 3, 3}, {2, 2, 2}, {1, 1, 1});
-  y = layer4->forward(layer3->forward(layer2->forward(layer1->forward(y))));
-  return at::adaptive_avg_pool3d(y, {1, 1, 1}).flatten(1);
+  return layer4->forward(layer3->forward(layer2->forward(layer1->forward(y))));
+}
+
+at::Tensor ResNet3dImpl::features(const at::Tensor& x) {
+  return at::adaptive_avg_pool3d(feature_map(x), {1, 1, 1}).flatten(1);
 }
 
 at::Tensor ResNet3dImpl::forward(const at::Tensor& x, const at::Tensor& covariates) {

@@ -27,6 +27,7 @@ class ResNet3dImpl : public torch::nn::Module {
   // x [B, C, D, H, W], covariates [B, num_covariates] (undefined when none) -> risk [B].
   at::Tensor forward(const at::Tensor& x, const at::Tensor& covariates = {});
   at::Tensor features(const at::Tensor& x);  // [B, F] after the global pool
+  at::Tensor feature_map(const at::Tensor& x);  // layer4's output before the pool (perceptual losses)
   const ResNet3dOptions& options() const { return options_; }
 
   torch::nn::Conv3d conv1{nullptr};

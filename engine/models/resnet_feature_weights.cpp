@@ -104,14 +104,26 @@ RadImageNetResNetOptions radimagenet_options_from(const std::map<std::string, at
   return o;
 }
 
-}  // namespace
-
-ResNet3d resnet_from_state_dict(const std::map<std::string, at::Tensor>& weights, const std::string& path) {
-  ResNet3d net(options_from(weights, path));
+ResNet3d resnet_from_options(const ResNet3dOptions& options, const std::map<std::string, at::Tensor>& weights,
+                             const std::string& path) {
+  ResNet3d net(options);
   // fc / covariate_fc are our survival risk head, not a feature.
   load_by_name(*net, weights, path, {"fc.", "conv_seg."}, {"fc.", "covariate_fc."},
                "a MedicalNet-style ResNet-" + std::to_string(net->options().depth));
   return net;
+}
+
+}  // namespace
+
+ResNet3d resnet_from_state_dict(const std::map<std::string, at::Tensor>& weights, const std::string& path) {
+  return resnet_from_options(options_from(weights, path), weights, path);
+}
+
+ResNet3d medicalnet_resnet_from_state_dict(const std::map<std::string, at::Tensor>& weights, const std::string& path) {
+  ResNet3dOptions o = options_from(weights, path);
+  o.conv1_t_stride = 2;
+  o.medicalnet_dilation = true;
+  return resnet_from_options(o, weights, path);
 }
 
 RadImageNetResNet radimagenet_resnet_from_state_dict(const std::map<std::string, at::Tensor>& weights, const std::string& path) {

@@ -25,6 +25,12 @@ namespace medsynth {
 // before them).
 ResNet3d resnet_from_state_dict(const std::map<std::string, at::Tensor>& weights, const std::string& path);
 
+// The same weights in MedicalNet's own layout, the one torch.hub
+// "Warvito/MedicalNet-models" builds and MONAI's MedicalNet perceptual loss
+// runs (conv1 7^3 stride 2, max-pool, layer2 stride 2, layer3/layer4 stride 1
+// dilated by 2/4; the names are the same, the network is not). Same checks.
+ResNet3d medicalnet_resnet_from_state_dict(const std::map<std::string, at::Tensor>& weights, const std::string& path);
+
 // RadImageNet's 2D ResNet-50 (`RadImageNet-ResNet50_notop.pth` as torch.hub's
 // "Warvito/radimagenet-models" saves it; models/radimagenet_resnet.hpp), the
 // network of NV-Generate's 2.5D FID. DataError naming `path` when a name or

@@ -72,10 +72,10 @@ at::Tensor AutoencoderTask::compute_loss(std::size_t group, const StepBatch& ste
     at::Tensor loss = recon_loss + m.job.loss.kl_weight * kl;
     terms["train/recon_loss"] += recon_loss.item<double>();
     terms["train/kl_loss"] += kl.item<double>();
-    return m.gan.with_generator_term(loss, out.reconstruction, step, terms);
+    return m.gan.with_generator_term(loss, out.reconstruction, batch, step, terms);
   }
   // Discriminator: real volumes vs the generator's reconstructions of them.
-  return m.gan.discriminator_loss(batch, terms);
+  return m.gan.discriminator_loss(terms);
 }
 
 std::unique_ptr<TrainingData> AutoencoderTask::make_data(const RunShard& shard) {

@@ -3,7 +3,9 @@
 #include <ATen/Parallel.h>
 
 #include <chrono>
+#include <filesystem>
 
+#include "diffusion/generation_provenance.hpp"
 #include "dist/gradient_sync.hpp"
 #include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
@@ -53,6 +55,14 @@ void emit_run_started(TrainingSession& s) {
                                    {"init_weights_left_initial", group_lines(r.left_initial)},
                                    {"init_weights_ignored", group_lines(r.ignored)}});
   }
+  if (job.loss.perceptual_weight > 0) {
+    // The perceptual network is the user's file and not in checkpoints: name
+    // it exactly, so that two runs' losses can be compared (docs/vqgan.md).
+    const std::string& path = job.loss.perceptual_network;
+    e.extra.insert(e.extra.end(), {{"perceptual_network", std::filesystem::absolute(path).string()},
+                                   {"perceptual_network_bytes", std::filesystem::file_size(path)},
+                                   {"perceptual_network_fnv1a64", file_fnv1a64(path)}});
+  }
   s.events->run_started(e);
 }
 
@@ -90,6 +100,12 @@ void announce_run(TrainingSession& s) {
   if (s.events) emit_run_started(s);
   if (s.options.resume_from.empty() && s.rank0) s.save_last();  // the NaN guard's rollback target before the first validation
   s.info(run_description(s));
+  if (s.job.loss.perceptual_weight > 0) {
+    const std::string& path = s.job.loss.perceptual_network;
+    s.info("perceptual loss x " + std::to_string(s.job.loss.perceptual_weight) + " through " +
+           std::filesystem::absolute(path).string() + " (" + std::to_string(std::filesystem::file_size(path)) +
+           " bytes, fnv1a64 " + file_fnv1a64(path) + ")");
+  }
   if (s.job.training.amp && !s.amp)  // after the run's own first lines
     s.warn("training.amp: this CPU has no native bf16 (no AVX-512/AMX), where bf16 autocast runs many times slower than "
            "fp32; training in fp32 (MEDSYNTH_CPU_BF16=1 forces bf16)");

@@ -11,6 +11,7 @@
 #include "train/autocast_scope.hpp"
 #include "train/validation_means.hpp"
 #include "metrics/losses.hpp"
+#include "metrics/perceptual_loss.hpp"
 #include "train/own_batch_data.hpp"
 #include "train/patch_gan_training.hpp"
 
@@ -29,7 +30,9 @@ PatchGridOptions patch_grid_options(const DataSpec& data) {
 struct VqganTask::Impl {
   JobSpec job;
   Vqgan vqgan{nullptr};
-  PatchGanTraining gan;
+  // medicaldiffusion's two discriminators: "video" on whole patches, "image" on slices.
+  PatchGanTraining volume_gan, slice_gan;
+  std::unique_ptr<PerceptualLoss> perceptual;  // loss.perceptual_weight > 0
   c10::Device device{c10::kCPU};
   std::unique_ptr<VolumeDataset> train_set, val_set;
 };
@@ -38,24 +41,40 @@ VqganTask::VqganTask(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
   impl_->job = job;
   const VqganSpec& q = job.model.vqgan;
   impl_->vqgan = Vqgan(AutoencoderKLOptions::from_spec(job.model.autoencoder, job.loss), q);  // q's quantiser options
-  impl_->gan = PatchGanTraining(job, q.image_gan_weight, q.discriminator_iter_start);
+  impl_->volume_gan = PatchGanTraining(job, q.video_gan_weight, q.discriminator_iter_start,
+                                       PatchGanTraining::View::volumes, q.gan_feat_weight);
+  impl_->slice_gan = PatchGanTraining(job, q.image_gan_weight, q.discriminator_iter_start,
+                                      PatchGanTraining::View::slices, q.gan_feat_weight);
+  if (job.loss.perceptual_weight > 0)
+    impl_->perceptual =
+        std::make_unique<PerceptualLoss>(job.loss.perceptual_network, job.loss.perceptual_fake_3d_ratio);
+}
+
+// Optimizer groups: the generator, then each enabled discriminator in this order.
+std::vector<PatchGanTraining*> VqganTask::discriminators() const {
+  std::vector<PatchGanTraining*> out;
+  for (PatchGanTraining* g : {&impl_->volume_gan, &impl_->slice_gan})
+    if (g->enabled()) out.push_back(g);
+  return out;
 }
 
 VqganTask::~VqganTask() = default;
 
 std::vector<NamedModule> VqganTask::modules() {
   std::vector<NamedModule> out{{"vqgan", impl_->vqgan.ptr()}};
-  impl_->gan.add_module(out);
+  for (PatchGanTraining* g : discriminators()) g->add_module(out);
   return out;
 }
 
 std::vector<OptimizerGroup> VqganTask::optimizer_groups() {
   std::vector<OptimizerGroup> groups{optimizer_group("generator", "vqgan", *impl_->vqgan)};
-  impl_->gan.add_optimizer_group(groups);
+  for (PatchGanTraining* g : discriminators()) g->add_optimizer_group(groups);
   return groups;
 }
 
-bool VqganTask::group_active(std::size_t group, int step) const { return group == 0 || impl_->gan.active(step); }
+bool VqganTask::group_active(std::size_t group, int step) const {
+  return group == 0 || discriminators().at(group - 1)->active(step);
+}
 
 namespace {
 
@@ -87,13 +106,19 @@ at::Tensor VqganTask::compute_loss(std::size_t group, const StepBatch& step_batc
     VqganOutput out = m.vqgan->forward(batch);
     at::Tensor recon_loss = reconstruction_loss(out.reconstruction.to(at::kFloat), batch.to(at::kFloat), m.job.loss.recon_loss);
     at::Tensor loss = recon_loss + out.quantizer.loss;
+    if (m.perceptual) {
+      at::Tensor perceptual = m.perceptual->forward(out.reconstruction, batch);
+      loss = loss + m.job.loss.perceptual_weight * perceptual;
+      terms["train/perceptual_loss"] += perceptual.item<double>();
+    }
     terms["train/recon_loss"] += recon_loss.item<double>();
     terms["train/vq_loss"] += out.quantizer.loss.item<double>();
     terms["train/perplexity"] += out.quantizer.perplexity;
     terms["train/codes_restarted"] += out.quantizer.restarted;
-    return m.gan.with_generator_term(loss, out.reconstruction, step, terms);
+    loss = m.volume_gan.with_generator_term(loss, out.reconstruction, batch, step, terms);
+    return m.slice_gan.with_generator_term(loss, out.reconstruction, batch, step, terms);
   }
-  return m.gan.discriminator_loss(batch, terms);
+  return discriminators().at(group - 1)->discriminator_loss(terms);
 }
 
 std::unique_ptr<TrainingData> VqganTask::make_data(const RunShard& shard) {
@@ -184,12 +209,15 @@ ValidationResult VqganTask::validate(const VolumeDataset& dataset, const std::ve
 void VqganTask::to(const c10::Device& device) {
   impl_->device = device;
   impl_->vqgan->to(device);
-  impl_->gan.to(device);
+  impl_->volume_gan.to(device);
+  impl_->slice_gan.to(device);
+  if (impl_->perceptual) impl_->perceptual->to(device);
 }
 
 void VqganTask::train_mode(bool on) {
   impl_->vqgan->train(on);
-  impl_->gan.train_mode(on);
+  impl_->volume_gan.train_mode(on);
+  impl_->slice_gan.train_mode(on);
 }
 
 }  // namespace medsynth

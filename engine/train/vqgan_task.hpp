@@ -1,12 +1,15 @@
-// The patch-based 3D VQ-GAN task (task: vqgan, seed 002): trains on grid
-// patches of large volumes (each rank its own volumes, patch_batch_source.hpp),
-// with L1/L2 reconstruction + the quantizer's commitment (and codebook) loss,
-// and a 3D PatchGAN discriminator that joins at
-// model.vqgan.discriminator_iter_start with weight image_gan_weight.
+// The patch-based 3D VQ-GAN task (task: vqgan, seed 002, medicaldiffusion's
+// VQ-GAN): trains on grid patches of large volumes (each rank its own
+// volumes, patch_batch_source.hpp), with L1/L2 reconstruction + the
+// quantizer's commitment (and codebook) loss + loss.perceptual_weight x
+// MONAI's perceptual loss (metrics/perceptual_loss.hpp, from the user's
+// weights), and two PatchGAN discriminators that join at
+// model.vqgan.discriminator_iter_start: the 3D one on whole patches
+// (video_gan_weight) and a 2D one on a random axial slice per patch
+// (image_gan_weight), each with optional feature matching (gan_feat_weight).
 // Validation decodes every grid patch of each held-out volume, stitches them
 // back (Gaussian blending where patches overlap) and reports PSNR and SSIM on
-// the whole volume, plus the codebook perplexity. No perceptual loss: no
-// perceptual network ships with medsynth (loss.perceptual_weight must be 0).
+// the whole volume, plus the codebook perplexity.
 #pragma once
 
 #include <memory>
@@ -17,6 +20,8 @@
 #include "train/volume_scoring.hpp"
 
 namespace medsynth {
+
+class PatchGanTraining;
 
 class VqganTask : public Task, public VolumeScoring {
  public:
@@ -41,6 +46,8 @@ class VqganTask : public Task, public VolumeScoring {
   at::Tensor reconstruct_volume(const at::Tensor& image);
 
  private:
+  // The enabled discriminators, in optimizer-group order (group 1, 2, ...).
+  std::vector<PatchGanTraining*> discriminators() const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -178,7 +178,7 @@ loss:
     EXPECT_TRUE(has_error(errors, "training.batch_szie", "did you mean 'batch_size'"));
     EXPECT_TRUE(has_error(errors, "data.patch_size", "expected 3 values (got 2)"));
     EXPECT_TRUE(has_error(errors, "data.cache_rate", "must be in [0, 1]"));
-    EXPECT_TRUE(has_error(errors, "loss.perceptual_weight", "no perceptual network ships with medsynth"));
+    EXPECT_TRUE(has_error(errors, "loss.perceptual_weight", "used by task vqgan only"));
     // The message lists them all, under the source name.
     const std::string what = e.what();
     EXPECT_EQ(what.rfind("several.yaml: 6 errors", 0), 0u) << what;

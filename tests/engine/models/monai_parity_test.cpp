@@ -171,9 +171,15 @@ TEST(MaisiParity, ThePlainAutoencoderRefusesMaisiOnlyOptions) {
   }
 }
 
-void check_discriminator(DiscriminatorNorm norm, const std::string& fixture_name) {
-  const auto fixture = read_fixture(fixture_name);
+// spatial_dims 2 is the VQ-GAN's slice discriminator: MONAI's 2D kernels
+// [O, I, k, k] are ours with a depth of 1 ([O, I, 1, k, k]).
+void check_discriminator(DiscriminatorNorm norm, const std::string& fixture_name, int spatial_dims = 3) {
+  auto fixture = read_fixture(fixture_name);
+  if (spatial_dims == 2)
+    for (auto& [name, tensor] : fixture)
+      if (name.rfind("io.", 0) != 0 && tensor.dim() == 4) tensor = tensor.unsqueeze(2);
   PatchDiscriminatorOptions o;
+  o.spatial_dims = spatial_dims;
   o.channels = 4;
   o.num_layers_d = 2;
   o.norm = norm;
@@ -188,6 +194,10 @@ void check_discriminator(DiscriminatorNorm norm, const std::string& fixture_name
 TEST(MonaiParity, DiscriminatorWithInstanceNorm) { check_discriminator(DiscriminatorNorm::instance, "monai_discriminator_instance"); }
 
 TEST(MonaiParity, DiscriminatorWithGroupNorm) { check_discriminator(DiscriminatorNorm::group, "monai_discriminator_group"); }
+
+TEST(MonaiParity, TwoDimensionalDiscriminatorOnSlices) {
+  check_discriminator(DiscriminatorNorm::group, "monai_discriminator_2d", 2);
+}
 
 // The diffusion UNet: the MONAI state_dict loads name for name and the noise
 // prediction for two timesteps (one fractional, as rectified flow feeds) matches.

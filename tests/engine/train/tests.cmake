@@ -52,3 +52,12 @@ add_dependencies(train_init_weights_test medsynth-engine)
 target_compile_definitions(train_init_weights_test PRIVATE
   MEDSYNTH_TORCH_SAVE_TEST_DATA="${CMAKE_SOURCE_DIR}/tests/engine/weights/data/torch_save"
   MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# Issue 36's must-show: vqgan-tiny with the seed's loss weights (both
+# discriminators, perceptual loss from the fixture network) on 2 processes.
+medsynth_add_test(NAME train_vqgan_seed_weights_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/vqgan_seed_weights_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS dist
+  TIMEOUT 900)
+add_dependencies(train_vqgan_seed_weights_test medsynth-engine)
+target_compile_definitions(train_vqgan_seed_weights_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

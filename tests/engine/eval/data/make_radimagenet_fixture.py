@@ -67,27 +67,31 @@ class KerasResNet50(nn.Module):
         return self.layer4(self.layer3(self.layer2(self.layer1(x))))
 
 
-def main():
-    torch.manual_seed(5)
-    net = KerasResNet50(stem=8, widths=(8, 16, 32, 64))
-    # Random weights that keep the signal alive through 16 blocks (He-scaled
-    # kernels, small biases) and batch-norm statistics measured on random
-    # slices, so that the features depend on the input: a network whose
-    # output is its biases would pass a parity test with wrong kernels.
+def calibrated(net, sample_shape):
+    """Random weights that keep the signal alive through every block (He-scaled
+    kernels, small biases) and batch-norm statistics measured on a random
+    sample_shape batch, so that the features depend on the input: a network
+    whose output is its biases would pass a parity test with wrong kernels.
+    Also used by ../../metrics/data/make_monai_perceptual_reference.py."""
     with torch.no_grad():
         for name, p in net.named_parameters():
-            if p.dim() == 4:
+            if p.dim() > 1:
                 nn.init.kaiming_normal_(p, nonlinearity="relu")
             elif name.endswith("weight"):
                 p.uniform_(0.8, 1.2)
             else:
                 p.uniform_(-0.05, 0.05)
         for m in net.modules():
-            if isinstance(m, nn.BatchNorm2d):
+            if isinstance(m, nn.modules.batchnorm._BatchNorm):
                 m.momentum = None  # a cumulative average over the calibration batch
         net.train()
-        net(torch.randn(16, 3, 64, 48))
-    net.eval()
+        net(torch.randn(sample_shape))
+    return net.eval()
+
+
+def main():
+    torch.manual_seed(5)
+    net = calibrated(KerasResNet50(stem=8, widths=(8, 16, 32, 64)), (16, 3, 64, 48))
     torch.save(net.state_dict(), "radimagenet_resnet50_narrow.pth")
     x = torch.randn(3, 3, 64, 48)
     with torch.no_grad():

@@ -53,10 +53,10 @@ def autoencoder(name, **cfg):
     write_safetensors(f"{name}.safetensors", {**net.state_dict(), **io})
 
 
-def discriminator(name, norm):
-    net = PatchDiscriminator(spatial_dims=3, num_layers_d=2, channels=4, in_channels=1, out_channels=1, norm=norm).eval()
+def discriminator(name, norm, spatial_dims=3):
+    net = PatchDiscriminator(spatial_dims=spatial_dims, num_layers_d=2, channels=4, in_channels=1, out_channels=1, norm=norm).eval()
     randomise_norms(net)
-    x = torch.rand(1, 1, 16, 16, 16)
+    x = torch.rand(1, 1, 16, 16, 16) if spatial_dims == 3 else torch.rand(2, 1, 24, 20)
     with torch.no_grad():
         y = net(x)[-1]
     write_safetensors(f"{name}.safetensors", {**net.state_dict(), "io.x": x, "io.logits": y})
@@ -97,6 +97,8 @@ FIXTURES = {
     "monai_diffusion_unet_heads": lambda n: diffusion_unet(
         n, in_channels=3, out_channels=1, channels=(8, 16), num_res_blocks=(2, 1), attention_levels=(True, True),
         num_head_channels=(4, 4), norm_num_groups=4),
+    # The VQ-GAN's slice discriminator (2D).
+    "monai_discriminator_2d": lambda n: discriminator(n, ("GROUP", {"num_groups": 4}), spatial_dims=2),
 }
 
 if __name__ == "__main__":
