@@ -61,7 +61,7 @@ void emit_run_started(TrainingSession& s) {
     const std::string& path = job.loss.perceptual_network;
     e.extra.insert(e.extra.end(), {{"perceptual_network", std::filesystem::absolute(path).string()},
                                    {"perceptual_network_bytes", std::filesystem::file_size(path)},
-                                   {"perceptual_network_fnv1a64", file_fnv1a64(path)}});
+                                   {"perceptual_network_sha256", file_sha256(path)}});
   }
   s.events->run_started(e);
 }
@@ -104,7 +104,7 @@ void announce_run(TrainingSession& s) {
     const std::string& path = s.job.loss.perceptual_network;
     s.info("perceptual loss x " + std::to_string(s.job.loss.perceptual_weight) + " through " +
            std::filesystem::absolute(path).string() + " (" + std::to_string(std::filesystem::file_size(path)) +
-           " bytes, fnv1a64 " + file_fnv1a64(path) + ")");
+           " bytes, sha256 " + file_sha256(path) + ")");
   }
   if (s.job.training.amp && !s.amp)  // after the run's own first lines
     s.warn("training.amp: this CPU has no native bf16 (no AVX-512/AMX), where bf16 autocast runs many times slower than "

@@ -69,7 +69,7 @@ TEST(VqganSeedWeights, TwoRanksTrainWithBothDiscriminatorsAndThePerceptualLoss) 
   const auto extra = started.value("extra", nlohmann::json::object());
   EXPECT_EQ(extra.value("perceptual_network", ""), fs::absolute(network).string());
   EXPECT_EQ(extra.value("perceptual_network_bytes", 0), static_cast<int>(fs::file_size(network)));
-  EXPECT_EQ(extra.value("perceptual_network_fnv1a64", "").size(), 16u);
+  EXPECT_EQ(extra.value("perceptual_network_sha256", "").size(), 64u);
 
   for (const char* term : {"train/perceptual_loss", "train/gen_adv_loss", "train/disc_loss", "train/gan_feat_loss",
                            "train/slice_gen_adv_loss", "train/slice_disc_loss", "train/slice_gan_feat_loss"}) {
