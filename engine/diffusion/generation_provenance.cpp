@@ -4,11 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <fstream>
-#include <vector>
 #include <nlohmann/json.hpp>
-#include <openssl/evp.h>
-
-#include <memory>
 
 #include "core/error.hpp"
 #include "core/bounded_json.hpp"
@@ -111,31 +107,6 @@ std::optional<GenerationProvenance> parse_provenance(const std::string& text, co
     throw DataError(source, std::string("medsynth provenance: ") + e.what());
   }
   return out;
-}
-
-std::string file_sha256(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(path, "cannot read");
-  const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
-    throw RuntimeError("OpenSSL: cannot start SHA-256");
-  std::vector<char> buffer(1 << 16);
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    if (in.gcount() > 0 && EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<std::size_t>(in.gcount())) != 1)
-      throw RuntimeError("OpenSSL: SHA-256 update failed");
-  }
-  if (in.bad()) throw DataError(path, "read error");
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_DigestFinal_ex(ctx.get(), digest, &length) != 1) throw RuntimeError("OpenSSL: SHA-256 final failed");
-  std::string hex;
-  static const char* digits = "0123456789abcdef";
-  for (unsigned int i = 0; i < length; ++i) {
-    hex += digits[digest[i] >> 4];
-    hex += digits[digest[i] & 15];
-  }
-  return hex;
 }
 
 }  // namespace medsynth

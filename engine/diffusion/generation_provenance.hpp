@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 
+#include "core/file_digest.hpp"
+
 namespace medsynth {
 
 // The digest provenance records now.
@@ -45,7 +47,6 @@ inline constexpr int k_max_provenance_threads = 1024;
 // fields are missing, of the wrong type or out of range.
 std::optional<GenerationProvenance> parse_provenance(const std::string& text, const std::string& source);
 
-// SHA-256 of a file's bytes as 64 hex digits (OpenSSL). DataError naming the file when it cannot be read.
-std::string file_sha256(const std::string& path);
+// file_sha256: core/file_digest.hpp.
 
 }  // namespace medsynth

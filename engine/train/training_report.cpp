@@ -5,7 +5,7 @@
 #include <chrono>
 #include <filesystem>
 
-#include "diffusion/generation_provenance.hpp"
+#include "core/file_digest.hpp"
 #include "dist/gradient_sync.hpp"
 #include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
