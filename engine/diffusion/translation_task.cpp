@@ -37,6 +37,21 @@ void check_target_is_no_input(const JobSpec& job) {
           "translation");
 }
 
+// Item `item`'s contrasts stacked as channels [1, C, Z, Y, X], each checked
+// to lie on the first contrast's grid (a case is refused, not resampled).
+at::Tensor case_channels(const ContrastDatasets& contrasts, std::size_t item) {
+  const VolumeDataset& first = *contrasts.front();
+  std::vector<at::Tensor> channels;
+  for (const auto& contrast : contrasts) {
+    const Volume& v = contrast->get(item);
+    if (!same_grid(v, first.get(item)))
+      throw DataError(contrast->path(item), "case " + first.id(item) + ": this contrast's grid differs from " +
+                                                first.path(item) + "'s; the contrasts of a case must share one grid");
+    channels.push_back(volume_to_tensor(v));
+  }
+  return at::cat(channels, 1);
+}
+
 // [-1, 1], where the diffusion model works, from the loaders' [0, 1].
 at::Tensor to_model_range(const at::Tensor& x) { return x * 2.0 - 1.0; }
 
@@ -129,17 +144,10 @@ ValidationResult TranslationTask::validate(const ContrastDatasets& cases, const 
   for (std::size_t n = 0; n < items.size(); ++n) {
     const std::size_t i = items[n];
     const Volume& real = cases.back()->get(i);
-    std::vector<at::Tensor> channels;
-    for (std::size_t c = 0; c < conditions; ++c) {
-      const Volume& v = cases[c]->get(i);
-      if (!same_grid(v, real))
-        throw DataError(cases[c]->path(i), "case " + cases[c]->id(i) + ": this contrast's grid differs from " +
-                                               cases.back()->path(i) +
-                                               "'s; the contrasts of a case must share one grid");
-      channels.push_back(volume_to_tensor(v));
-    }
-    const at::Tensor target = volume_to_tensor(real);
-    const at::Tensor translated = translate(at::cat(channels, 1), hash_keys({0x76616cull, i}));
+    const at::Tensor stacked = case_channels(cases, i);
+    const at::Tensor target = stacked.slice(1, static_cast<std::int64_t>(conditions));
+    const at::Tensor translated =
+        translate(stacked.slice(1, 0, static_cast<std::int64_t>(conditions)), hash_keys({0x76616cull, i}));
     means.add_image_scores(translated, target);
     // The input shown beside the translation is the real target contrast:
     // what the translation should look like, not the conditions it came from.
@@ -166,15 +174,8 @@ std::vector<std::string> translate_cases(const JobSpec& job, TranslationTask& ta
   const auto& first = *inputs.front();
   for (std::size_t i = static_cast<std::size_t>(options.rank); i < first.size();
        i += static_cast<std::size_t>(options.world_size)) {
-    std::vector<at::Tensor> channels;
-    for (const auto& contrast : inputs) {
-      if (!same_grid(contrast->get(i), first.get(i)))
-        throw DataError(contrast->path(i), "case " + first.id(i) + ": this contrast's grid differs from " +
-                                               first.path(i) + "'s; the contrasts of a case must share one grid");
-      channels.push_back(volume_to_tensor(contrast->get(i)));
-    }
     const at::Tensor translated =
-        task.translate(at::cat(channels, 1), hash_keys({static_cast<std::uint64_t>(job.generate.base_seed), i}));
+        task.translate(case_channels(inputs, i), hash_keys({static_cast<std::uint64_t>(job.generate.base_seed), i}));
     const fs::path folder = fs::path(options.output_dir) / first.id(i);
     fs::create_directories(folder);
     const std::string path =
