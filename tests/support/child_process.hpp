@@ -18,6 +18,12 @@ struct ProcessResult {
   std::string err;
 };
 
+// The override that keeps a test of CPU training on the CPU where the machine
+// has a GPU: under `device: auto`, `launch --nproc-per-node 2` on a one-GPU
+// node is refused (rank 1 has no GPU), rightly for a user. The `cuda` tests
+// are the GPU twins.
+inline constexpr const char* k_on_cpu = "training.device=cpu";
+
 // The engine binary under test: $MEDSYNTH_ENGINE, else build/bin/medsynth-engine.
 std::string engine_binary();
 

@@ -85,7 +85,7 @@ TEST(ImportMaisi, TheImportedRunGeneratesTheImageNvGeneratesLoopMakes) {
   // Through the real binary, on two ranks, as a user runs it: image 0 (seed
   // 7) lands on rank 0.
   const auto r = test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "generate",
-                                    (dir / "run").string(), "--base-seed", "7", "--num-images", "2"},
+                                    (dir / "run").string(), test::k_on_cpu, "--base-seed", "7", "--num-images", "2"},
                                    dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Volume image = read_volume((dir / "run" / "output" / "image_seed7_rank0.nii.gz").string());
@@ -127,9 +127,9 @@ TEST(ImportMaisi, ALabelMapSteersTheControlNetAsNvGeneratesImageFromMaskLoop) {
   write_volume(label, (dir / "label.nii.gz").string());
 
   // On two ranks through launch, as the must-show: one pair per rank.
-  const auto r = test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "generate", (dir / "run").string(), "--label",
-                                    (dir / "label.nii.gz").string(), "--base-seed", "7", "--num-images", "2", "--output-dir",
-                                    (dir / "out").string()},
+  const auto r = test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "generate",
+                                    (dir / "run").string(), test::k_on_cpu, "--label", (dir / "label.nii.gz").string(),
+                                    "--base-seed", "7", "--num-images", "2", "--output-dir", (dir / "out").string()},
                                    dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir / "out" / "sample_seed8_rank1_image.nii.gz"));
@@ -351,9 +351,10 @@ std::vector<nlohmann::json> json_lines(const std::string& text) {
 TEST(ImportMaisi, GenerateJsonReportsEachImageOnTheRunsEventStream) {
   test::TempDir dir("import-maisi-json");
   import_maisi(import_into(k_data / "maisi_folder", dir));
-  const auto r = test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "generate",
-                                    (dir / "run").string(), "--base-seed", "7", "--num-images", "4", "--json"},
-                                   dir.path().string());
+  const auto r =
+      test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "generate", (dir / "run").string(),
+                         test::k_on_cpu, "--base-seed", "7", "--num-images", "4", "--json"},
+                        dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto events = json_lines(r.out);
   ASSERT_FALSE(events.empty()) << r.out;

@@ -63,8 +63,8 @@ void expect_phantom_like(const Volume& v, const std::string& what) {
 
 TEST(LdmPipeline, LdmTinyOnTwoProcessesWritesOneReproducibleImagePerRank) {
   test::TempDir dir("ldm-tiny");
-  auto r = test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "train", job_file(), "--runs-dir",
-                              (dir / "runs").string(), "--no-progress"},
+  auto r = test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "train", job_file(),
+                              test::k_on_cpu, "--runs-dir", (dir / "runs").string(), "--no-progress"},
                              dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const fs::path run = only_run(dir / "runs");

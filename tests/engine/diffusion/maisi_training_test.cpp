@@ -57,10 +57,10 @@ TEST(MaisiTraining, AnImportedRunFineTunesOnTwoRanksAndEachRankGeneratesItsImage
   // the latents' shape shows the axis order. lr 1e-2: the miniature UNet's
   // weights are random, far from what the phantoms need.
   const auto r = test::run_process(
-      {test::engine_binary(), "launch", "--nproc-per-node", "2", "train", o.out, "data.phantom_size=[32,16,48]",
-       "data.patch_size=[16,16,16]", "data.size_multiple=16", "data.num_train=4", "data.num_val=2",
-       "training.max_steps=20", "training.lr=1e-2", "training.val_every_steps=5", "output.log_every_steps=1",
-       "--runs-dir", (dir / "runs").string(), "--quiet"},
+      {test::engine_binary(), "launch", "--nproc-per-node", "2", "train", o.out, test::k_on_cpu,
+       "data.phantom_size=[32,16,48]", "data.patch_size=[16,16,16]", "data.size_multiple=16", "data.num_train=4",
+       "data.num_val=2", "training.max_steps=20", "training.lr=1e-2", "training.val_every_steps=5",
+       "output.log_every_steps=1", "--runs-dir", (dir / "runs").string(), "--quiet"},
       dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const RunDirectory run{only_run_in(dir / "runs").string()};
@@ -171,12 +171,27 @@ TEST(MaisiTraining, AControlNetTrainsAgainstTheFrozenReleasedUnetAndSteersGenera
   const std::string unet_before = file_bytes(unet), autoencoder_before = file_bytes(autoencoder);
   write_pairs(dir / "pairs", 6);
 
-  const auto r = test::run_process(
-      {test::engine_binary(), "launch", "--nproc-per-node", "2", "train", o.out, "task=controlnet", "--data",
-       (dir / "pairs").string(), "data.patch_size=[16,16,16]", "data.size_multiple=16", "training.max_steps=40",
-       "training.lr=1e-2", "training.val_every_steps=1", "output.log_every_steps=1",
-       "ldm.controlnet_init=", "--runs-dir", (dir / "runs").string(), "--quiet"},
-      dir.path().string());
+  const auto r = test::run_process({test::engine_binary(),
+                                    "launch",
+                                    "--nproc-per-node",
+                                    "2",
+                                    "train",
+                                    o.out,
+                                    test::k_on_cpu,
+                                    "task=controlnet",
+                                    "--data",
+                                    (dir / "pairs").string(),
+                                    "data.patch_size=[16,16,16]",
+                                    "data.size_multiple=16",
+                                    "training.max_steps=40",
+                                    "training.lr=1e-2",
+                                    "training.val_every_steps=1",
+                                    "output.log_every_steps=1",
+                                    "ldm.controlnet_init=",
+                                    "--runs-dir",
+                                    (dir / "runs").string(),
+                                    "--quiet"},
+                                   dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const RunDirectory run{only_run_in(dir / "runs").string()};
   EXPECT_TRUE(file_bytes(unet) == unet_before) << "the frozen UNet's file changed";

@@ -47,6 +47,7 @@ test::ProcessResult train_on(const std::string& data, const fs::path& runs, cons
                             "2",
                             "train",
                             template_file(),
+                            test::k_on_cpu,
                             "--data",
                             data,
                             "model.diffusion_unet.channels=[8,16]",

@@ -41,7 +41,7 @@ TEST(VqganSeedWeights, TwoRanksTrainWithBothDiscriminatorsAndThePerceptualLoss) 
   const std::string network = source + "/tests/engine/metrics/data/medicalnet_perceptual_resnet10.pth";
   auto r = test::run_process(
       {test::engine_binary(), "launch", "--nproc-per-node", "2", "train", source + "/resources/jobs/vqgan-tiny.yaml",
-       "model.vqgan.discriminator_iter_start=" + std::to_string(k_discriminator_start),
+       test::k_on_cpu, "model.vqgan.discriminator_iter_start=" + std::to_string(k_discriminator_start),
        "model.vqgan.image_gan_weight=1.0", "model.vqgan.video_gan_weight=0.5", "model.vqgan.gan_feat_weight=4.0",
        "loss.perceptual_weight=0.1", "loss.perceptual_network=" + network, "training.max_steps=300",
        "training.val_every_steps=150", "--runs-dir", (dir / "runs").string(), "--no-progress"},

@@ -35,8 +35,8 @@ std::vector<nlohmann::json> events_of(const fs::path& run) {
 TEST(VqganTiny, TwoProcessesEndWithTopThreeCheckpointsNamedByPsnr) {
   test::TempDir dir("vqgan-tiny");
   const std::string job = std::string(MEDSYNTH_SOURCE_DIR) + "/resources/jobs/vqgan-tiny.yaml";
-  auto r = test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "train", job, "--runs-dir", (dir / "runs").string(),
-                              "--no-progress"},
+  auto r = test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "train", job, test::k_on_cpu,
+                              "--runs-dir", (dir / "runs").string(), "--no-progress"},
                              dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   fs::path run;
