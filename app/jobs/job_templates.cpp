@@ -69,6 +69,11 @@ QList<JobTemplate> builtin_templates() {
            "MAISI's whole pipeline on simulated phantoms: autoencoder, encode, rectified-flow UNet, one generated "
            "CT volume per process (image_seed42_rank0.nii.gz, ...). About 3 minutes on 2 CPU cores.",
            "jobs/ldm-tiny.yaml", nullptr),
+      make("ldm-vqgan-tiny", "Diffusion on VQ-GAN codes (CPU, minutes)", "VQ-GAN 4-GPU distributed training",
+           "The VQ-GAN seed's second stage: the patch VQ-GAN, then a diffusion UNet on its codes, decoded through "
+           "its codebook; one generated CT volume per process. Name a trained VQ-GAN in ldm.autoencoder_checkpoint "
+           "to skip the first stage.",
+           "jobs/ldm-vqgan-tiny.yaml", nullptr),
       make("vqgan-patches", "VQ-GAN on 128^3 patches", "VQ-GAN 4-GPU distributed training",
            "A VQ-GAN trained on 128^3 patches of CTPA volumes, one patient per GPU; top-3 checkpoints by PSNR "
            "(vqgan-patches-epochXX-psnrYY.YY).",

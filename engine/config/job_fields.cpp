@@ -425,8 +425,13 @@ std::vector<JobFieldRow> table() {
       {.path = "scheduler.fast_ddpm_steps", .label = "Fast-DDPM steps", .group = "Latent diffusion",
        .help = "Timesteps used for training and sampling (Fast-DDPM: 10).", .range = at_least(2), .advanced = true},
       // ldm
+      {.path = "ldm.first_stage", .label = "First stage", .group = "Latent diffusion",
+       .help = "The network whose latents the UNet learns: autoencoder (KL, MAISI) or vqgan (model.vqgan: diffusion "
+               "on a VQ-GAN's codes, as medicaldiffusion trains its DDPM).",
+       .choices = {"autoencoder", "vqgan"}},
       {.path = "ldm.autoencoder_checkpoint", .label = "Autoencoder checkpoint", .group = "Latent diffusion",
-       .help = "Use this trained autoencoder; empty: train one as the pipeline's first stage."},
+       .help = "Use this trained first stage (an autoencoder's or, with first_stage vqgan, a VQ-GAN run's checkpoint); "
+               "empty: train one as the pipeline's first stage."},
       {.path = "ldm.diffusion_init", .label = "Start UNet from", .group = "Latent diffusion",
        .help = "Fine-tune: the diffusion UNet starts from this checkpoint's weights (e.g. an import-maisi run's "
                "diffusion/checkpoints/last.safetensors); empty: from scratch."},

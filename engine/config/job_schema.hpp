@@ -227,6 +227,7 @@ void visit_job(Job& job, Visitor& v) {
   });
   v.section("ldm", [&] {
     auto& l = job.ldm;
+    v.field("first_stage", l.first_stage);
     v.field("autoencoder_checkpoint", l.autoencoder_checkpoint);
     v.field("diffusion_init", l.diffusion_init);
     v.field("controlnet_config", l.controlnet_config);

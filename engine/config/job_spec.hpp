@@ -111,7 +111,7 @@ struct ModelSpec {
   // network's own options (its log-variance clamp is loss.logvar_clamp).
   AutoencoderKLOptions autoencoder;
   DiscriminatorSpec discriminator;
-  DiffusionUnetOptions diffusion_unet;  // task ldm; in/out channels follow autoencoder.latent_channels
+  DiffusionUnetOptions diffusion_unet;  // task ldm; in/out channels are ldm_latent_channels()
   VqganSpec vqgan;                      // task vqgan
   ResNet3dOptions resnet;               // task survival: MONAI's 3D ResNet (seed 004: resnet50)
   // The order of the networks' spatial axes: zyx, as medsynth's loaders give
@@ -207,7 +207,11 @@ struct DistributedSpec {
 // task ldm: the pipeline autoencoder -> encode -> diffusion -> generate
 // (docs/latent-diffusion.md). Each stage is skipped when its output exists.
 struct LdmSpec {
-  std::string autoencoder_checkpoint;  // "": train the autoencoder as stage 1; else use this checkpoint
+  // The network whose latents the UNet learns: autoencoder (model.autoencoder,
+  // KL: MAISI) or vqgan (model.autoencoder + model.vqgan: medicaldiffusion's
+  // DDPM on the VQ-GAN's pre-quantisation codes, quantised before decoding).
+  std::string first_stage = "autoencoder";
+  std::string autoencoder_checkpoint;  // "": train the first stage as stage 1; else use this checkpoint
   std::string diffusion_init;  // "": the UNet starts from scratch; else from this checkpoint's weights (fine-tuning)
   // task controlnet (NV-Generate's train_controlnet): the ControlNet of this
   // NV-Generate network config (its controlnet_def) learns to steer the
@@ -279,5 +283,11 @@ struct JobSpec {
 
   bool operator==(const JobSpec&) const = default;
 };
+
+// Task ldm: the first stage's latent channels, which the diffusion UNet
+// takes in and gives out (ldm.first_stage names the first stage's task).
+inline int ldm_latent_channels(const JobSpec& job) {
+  return job.ldm.first_stage == "vqgan" ? job.model.vqgan.embedding_dim : job.model.autoencoder.latent_channels;
+}
 
 }  // namespace medsynth

@@ -117,6 +117,13 @@ void collect(const Options& options, const std::string& prefix, std::vector<Fiel
 void check_latent_diffusion(const JobSpec& job, Checks& c, std::vector<FieldError>& errors) {
   collect(job.model.diffusion_unet, "model.diffusion_unet", errors);
   collect(job.scheduler, "scheduler", errors);
+  if (job.ldm.first_stage == "vqgan") {
+    if (job.ldm.encode_sample)
+      c.fail("ldm.encode_sample",
+             "a VQ-GAN encodes to codes, not to a distribution to sample (ldm.first_stage is vqgan)");
+    if (job.model.tensor_axes == "xyz")
+      c.fail("ldm.first_stage", "vqgan: medsynth's VQ-GAN is a zyx network; xyz (MAISI) networks take the autoencoder");
+  }
   if (job.ldm.encode_tile > 0 && job.ldm.encode_sample)
     c.fail("ldm.encode_tile", "tiles blend the latent mean; ldm.encode_sample needs the whole volume's variance (set one of them)");
   const auto& g = job.generate;

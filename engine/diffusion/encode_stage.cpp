@@ -77,7 +77,7 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
     if (u.include_bottom_region_index_input) maisi.bottom_region_index = job.generate.bottom_region_index;
   }
   if (!given) {
-    AutoencoderKL ae = load_autoencoder(job, o.autoencoder_checkpoint, device);
+    const FirstStage first_stage = load_first_stage(job, o.autoencoder_checkpoint, device);
     at::NoGradGuard no_grad;
     std::size_t position = 0;  // over train then val, so the split among ranks covers both
     const std::array<std::string, 2> splits{"train", "val"};
@@ -111,9 +111,9 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
         if (job.model.tensor_axes == "xyz") x = x.permute({0, 1, 4, 3, 2}).contiguous();
         at::Tensor z;
         if (!job.ldm.encode_sample) {
-          z = encode_mean_tiled(*ae, x, job.ldm.encode_tile);  // whole when encode_tile is 0
+          z = first_stage.encode_tiled(x, job.ldm.encode_tile);  // whole when encode_tile is 0
         } else {
-          auto [mu, log_var] = ae->encode(x);
+          auto [mu, log_var] = first_stage.kl()->encode(x);  // validation: not with a VQ-GAN
           // A sample of q(z|x) from a generator keyed on the image, so a re-run writes the same file.
           auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(job.training.base_seed) * 1000003u + position);
           z = mu + at::exp(0.5 * log_var) * at::randn(mu.sizes(), gen, mu.options().device(at::kCPU)).to(device);

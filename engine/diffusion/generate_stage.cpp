@@ -146,16 +146,15 @@ namespace {
 class ImageMaker {
  public:
   ImageMaker(const JobSpec& job, const GenerateOptions& o, const c10::Device& device, int world)
-      : job_(job), device_(device), task_(job), ae_(nullptr) {
+      : job_(job), device_(device), task_(job), first_stage_(load_first_stage(job, o.autoencoder_checkpoint, device)) {
     TensorFile file = read_tensor_file(o.unet_checkpoint);
     restore_weights(task_.modules(), file, o.unet_checkpoint, /*prefer_ema=*/true);
     task_.to(device);
     task_.train_mode(false);
-    ae_ = load_autoencoder(job, o.autoencoder_checkpoint, device);
     scale_ = std::isnan(o.scale_factor) ? read_scale_factor(o.embedding_dir) : o.scale_factor;
     const int factor = autoencoder_scale(job.model.autoencoder);
     const auto& size = job.generate.output_size;
-    shape_ = {1, job.model.autoencoder.latent_channels, size[2] / factor, size[1] / factor, size[0] / factor};
+    shape_ = {1, ldm_latent_channels(job), size[2] / factor, size[1] / factor, size[0] / factor};
     if (job.model.tensor_axes == "xyz") std::swap(shape_[2], shape_[4]);
     inputs_ = generation_inputs(job, device);
     if (!o.label.empty()) {
@@ -188,7 +187,7 @@ class ImageMaker {
     auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, p.seed, inputs_, device_,
                            guidance_ ? &*guidance_ : nullptr, job_.generate.guidance_scale);
     const TileBlending blending{job_.generate.decode_overlap, job_.generate.decode_blend == "gaussian"};
-    auto image = decode_tiled(*ae_, z / scale_, job_.generate.decode_tile, blending);
+    auto image = first_stage_.decode_tiled(z / scale_, job_.generate.decode_tile, blending);
     // A NaN or infinite voxel is no image (our own reader refuses such a
     // file): say so instead of writing it (issue 37: NaN weights imported,
     // then an all-NaN volume written with exit 0).
@@ -219,7 +218,7 @@ class ImageMaker {
   const JobSpec& job_;
   c10::Device device_;
   LdmTask task_;
-  AutoencoderKL ae_;
+  FirstStage first_stage_;
   double scale_ = 1.0;
   std::vector<std::int64_t> shape_;
   UnetEmbeddingInputs inputs_;

@@ -1,8 +1,10 @@
-// The trained autoencoder as the latent stages use it: loaded from a
+// The trained first stage as the latent stages use it: loaded from a
 // checkpoint (EMA weights when present), encoding preprocessed volumes to
-// latent means, and decoding latents in overlapping tiles so that a large
+// latents, and decoding latents in overlapping tiles so that a large
 // output (MAISI decodes 512^3 images) never holds the decoder's full-size
-// activations at once. Used by the encode stage and by generate.
+// activations at once. Used by the encode stage, generate and the
+// memorization audit. The first stage is the KL autoencoder (MAISI) or a
+// VQ-GAN (ldm.first_stage: vqgan; medicaldiffusion's DDPM on its codes).
 #pragma once
 
 #include <c10/core/Device.h>
@@ -12,6 +14,7 @@
 
 #include "config/job_spec.hpp"
 #include "models/autoencoder_kl.hpp"
+#include "models/vqgan.hpp"
 
 namespace medsynth {
 
@@ -19,8 +22,8 @@ namespace medsynth {
 // checkpoint of an autoencoder run). UsageError when the checkpoint holds
 // another model; DataError when it cannot be read.
 AutoencoderKL load_autoencoder(const JobSpec& job, const std::string& checkpoint, const c10::Device& device);
-// The same autoencoder as a function from a volume [1, 1, Z, Y, X] to its
-// latent mean (the memorization audit's latent space).
+// The job's first stage (ldm.first_stage) as a function from a volume
+// [1, 1, Z, Y, X] to its latent (the memorization audit's latent space).
 std::function<at::Tensor(const at::Tensor&)> latent_mean_encoder(const JobSpec& job, const std::string& checkpoint, const c10::Device& device);
 
 // Image-space voxels per latent voxel along each axis (2^(levels - 1)).
@@ -52,5 +55,38 @@ struct TileBlending {
 };
 at::Tensor decode_tiled(AutoencoderKLImpl& autoencoder, const at::Tensor& z, int tile, const TileBlending& blending = {},
                         const std::function<bool(int done, int total)>& on_tile = {});
+
+// A trained first stage of either kind, as the latent stages use it.
+class FirstStage {
+ public:
+  using Coder = std::function<at::Tensor(const at::Tensor&)>;
+  // KL: the latent mean; VQ-GAN: the codes before quantisation.
+  at::Tensor encode(const at::Tensor& x) const { return encode_(x); }
+  // VQ-GAN: each latent vector snapped to its nearest code, then decoded.
+  at::Tensor decode(const at::Tensor& z) const { return decode_(z); }
+  // As encode_mean_tiled / decode_tiled above, for either kind.
+  at::Tensor encode_tiled(const at::Tensor& x, int tile) const;
+  at::Tensor decode_tiled(const at::Tensor& z, int tile, const TileBlending& blending,
+                          const std::function<bool(int done, int total)>& on_tile = {}) const;
+  int scale() const { return scale_; }  // image voxels per latent voxel along each axis
+  // The KL autoencoder (ldm.encode_sample draws from its q(z|x)); null for a VQ-GAN.
+  AutoencoderKL kl() const { return kl_; }
+
+  explicit FirstStage(AutoencoderKL kl);
+  explicit FirstStage(Vqgan vqgan);
+
+ private:
+  AutoencoderKL kl_{nullptr};
+  Vqgan vqgan_{nullptr};
+  Coder encode_, decode_;
+  int scale_ = 1;
+};
+
+// ldm.first_stage's network with the weights of `checkpoint`: the KL
+// autoencoder (load_autoencoder), or the generator of a VQ-GAN run's
+// checkpoint, built from this job's model.autoencoder and model.vqgan.
+// UsageError naming ldm.autoencoder_checkpoint when the checkpoint is another
+// task's or another network's.
+FirstStage load_first_stage(const JobSpec& job, const std::string& checkpoint, const c10::Device& device);
 
 }  // namespace medsynth

@@ -40,7 +40,7 @@ std::vector<std::string> overrides_starting_from_run(const std::string& run_dir)
 
 JobSpec autoencoder_stage_job(const JobSpec& job) {
   JobSpec j = job;
-  j.task = "autoencoder";
+  j.task = job.ldm.first_stage;  // autoencoder or vqgan: each a task of its own
   j.name = job.name + "-autoencoder";
   j.training.max_steps = job.ldm.autoencoder_steps;
   j.checkpoint.metric = "val/psnr";

@@ -1,6 +1,7 @@
 // `train` of a task: ldm job — MAISI's pipeline in one job file, stage by
 // stage in the run directory:
-//   1 autoencoder/  a full autoencoder run (skipped with ldm.autoencoder_checkpoint)
+//   1 autoencoder/  a full autoencoder run, or a VQ-GAN run with ldm.first_stage
+//                   vqgan (skipped with ldm.autoencoder_checkpoint)
 //   2 embedding/    latents of the train and val images (encode_stage.hpp)
 //   3 diffusion/    a full diffusion-UNet run on the latents (ldm_task.hpp)
 //   4 output/       image_seed{S}_rank{R}.nii.gz (generate_stage.hpp)

@@ -67,8 +67,8 @@ std::int64_t augmented_modality(int modality, std::uint64_t key) {
 
 DiffusionUnetOptions unet_options(const JobSpec& job) {
   DiffusionUnetOptions o = job.model.diffusion_unet;
-  o.in_channels = job.model.autoencoder.latent_channels;
-  o.out_channels = job.model.autoencoder.latent_channels;
+  o.in_channels = ldm_latent_channels(job);
+  o.out_channels = ldm_latent_channels(job);
   return o;
 }
 
@@ -94,10 +94,11 @@ std::unique_ptr<TrainingData> LdmTask::make_data(const RunShard& shard) {
   o.scale_factor = read_scale_factor(job_.ldm.embedding_dir);
   auto latents = read_latents(job_.ldm.embedding_dir, "train");
   for (const auto& r : latents) {
-    if (r.latent.size(0) != job_.model.autoencoder.latent_channels)
-      throw DataError(r.file, "has " + std::to_string(r.latent.size(0)) +
-                                  " channels; model.autoencoder.latent_channels is " +
-                                  std::to_string(job_.model.autoencoder.latent_channels));
+    if (r.latent.size(0) != ldm_latent_channels(job_))
+      throw DataError(r.file, "has " + std::to_string(r.latent.size(0)) + " channels; " +
+                                  (job_.ldm.first_stage == "vqgan" ? "model.vqgan.embedding_dim"
+                                                                   : "model.autoencoder.latent_channels") +
+                                  " is " + std::to_string(ldm_latent_channels(job_)));
     // NV-Generate's files hold MONAI's [X, Y, Z, C]: only xyz networks learn from them.
     if (r.file.ends_with(".nii.gz") && job_.model.tensor_axes != "xyz")
       throw UsageError("ldm.embedding_dir: " + r.file +

@@ -24,4 +24,10 @@ VqganOutput VqganImpl::forward(const at::Tensor& x) {
 
 at::Tensor VqganImpl::reconstruct(const at::Tensor& x) { return forward(x).reconstruction; }
 
+at::Tensor VqganImpl::encode_codes(const at::Tensor& x) { return pre_quant_conv->forward(encoder->forward(x)); }
+
+at::Tensor VqganImpl::decode_codes(const at::Tensor& z) {
+  return decoder->forward(post_quant_conv->forward(quantizer->forward(z).quantized));
+}
+
 }  // namespace medsynth

@@ -28,6 +28,12 @@ class VqganImpl : public torch::nn::Module {
   VqganImpl(AutoencoderKLOptions coder, const VectorQuantizerOptions& quantizer);
   VqganOutput forward(const at::Tensor& x);
   at::Tensor reconstruct(const at::Tensor& x);  // forward's reconstruction (eval: no codebook updates)
+  // A latent diffusion's view of the network (medicaldiffusion trains its DDPM
+  // on encode(quantize=False) and decodes with quantize=True): the codes before
+  // quantisation, and an image from codes, each snapped to its nearest
+  // codebook entry first (a sampled latent is never exactly a code).
+  at::Tensor encode_codes(const at::Tensor& x);
+  at::Tensor decode_codes(const at::Tensor& z);
   int compression() const { return coder_.compression(); }
 
   AutoencoderEncoder encoder{nullptr};

@@ -45,8 +45,8 @@ class JobTemplatesTest : public QObject {
       QCOMPARE(t.engine_supported, t.pending_reason.isEmpty());
     }
     QCOMPARE(ids, (QStringList{"kl-autoencoder-amp", "maisi-autoencoder", "maisi3d-rflow", "maisi3d-ddpm", "fast-ddpm",
-                               "fast-ddpm-brats", "ldm-tiny", "vqgan-patches", "vqgan-tiny", "resnet-survival",
-                               "survival-tiny"}));
+                               "fast-ddpm-brats", "ldm-tiny", "ldm-vqgan-tiny", "vqgan-patches", "vqgan-tiny",
+                               "resnet-survival", "survival-tiny"}));
     QVERIFY(!find_template(QStringLiteral("nope")));
     // The supported templates are the shipped job files themselves.
     QCOMPARE(find_template(QStringLiteral("kl-autoencoder-amp"))->yaml.toUtf8(),
@@ -55,8 +55,8 @@ class JobTemplatesTest : public QObject {
              test::read_all(test::source_dir() + "/resources/jobs/maisi-autoencoder.yaml"));
     QCOMPARE(find_template(QStringLiteral("vqgan-patches"))->yaml.toUtf8(),
              test::read_all(test::source_dir() + "/resources/jobs/vqgan-ctpa-patches.yaml"));
-    for (const char* id : {"maisi3d-rflow", "maisi3d-ddpm", "fast-ddpm", "fast-ddpm-brats", "ldm-tiny", "vqgan-tiny",
-                           "resnet-survival", "survival-tiny"})
+    for (const char* id : {"maisi3d-rflow", "maisi3d-ddpm", "fast-ddpm", "fast-ddpm-brats", "ldm-tiny",
+                           "ldm-vqgan-tiny", "vqgan-tiny", "resnet-survival", "survival-tiny"})
       QCOMPARE(find_template(QString::fromLatin1(id))->yaml.toUtf8(),
                test::read_all(test::source_dir() + "/resources/jobs/" + QString::fromLatin1(id) + ".yaml"));
   }

@@ -62,3 +62,13 @@ medsynth_add_test(NAME diffusion_translation_test
   PROCESSORS 2)
 add_dependencies(diffusion_translation_test medsynth-engine)
 target_compile_definitions(diffusion_translation_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# Issue 36 item 2: diffusion on a VQ-GAN's codes (ldm.first_stage: vqgan):
+# the first stage in-process, then a VQ-GAN with the seed's weights and an
+# ldm on its checkpoint, both on two ranks through launch.
+medsynth_add_test(NAME diffusion_ldm_on_vqgan_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/ldm_on_vqgan_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit
+  PROCESSORS 2)
+add_dependencies(diffusion_ldm_on_vqgan_test medsynth-engine)
+target_compile_definitions(diffusion_ldm_on_vqgan_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
