@@ -39,10 +39,10 @@ void GenerateEvents::image_written(const GeneratedImage& image) {
   events_->progress(done, images_in_all_, 0, 1, rate, eta);
 }
 
-void GenerateEvents::finished() {
+void GenerateEvents::finished(const EventFields& extra) {
   if (!events_) return;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  events_->run_finished("completed", {}, seconds);
+  events_->run_finished("completed", {}, seconds, extra);
 }
 
 void GenerateEvents::failed(const std::exception& error) {

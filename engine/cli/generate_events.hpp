@@ -30,7 +30,7 @@ class GenerateEvents {
                  int world_size, std::int64_t images_in_all, std::int64_t kept_already);
 
   void image_written(const GeneratedImage& image);
-  void finished();
+  void finished(const EventFields& extra = {});  // extra: the peak memory
   void failed(const std::exception& error);
 
  private:

@@ -27,6 +27,7 @@
 #include "events/progress_lines.hpp"
 #include "run/run_directory.hpp"
 #include "state/device_choice.hpp"
+#include "state/memory_high_water.hpp"
 #include "state/tensor_file.hpp"
 #include "state/training_state.hpp"
 
@@ -171,6 +172,11 @@ Action add_generate_verb(CLI::App& app) {
       std::cerr << "generate: image " << ++written << "/" << mine << " of this process written: " << image.path << " (seed "
                 << image.seed << ", " << std::fixed << std::setprecision(1) << image.seconds << " s)" << std::endl;
     };
+    // And within an image: sampling steps, then decoder tiles.
+    ProgressLines progress({.prefix = "generate"});
+    o.on_progress = [&progress](std::string_view phase, std::int64_t done, std::int64_t total) {
+      progress.report(phase, done, total);
+    };
     std::vector<GeneratedImage> images;
     try {
       images = generate_images(job, o);
@@ -178,7 +184,9 @@ Action add_generate_verb(CLI::App& app) {
       events.failed(e);
       throw;
     }
-    events.finished();
+    const MemoryHighWater memory = memory_high_water(device);
+    events.finished(event_fields(memory));
+    std::cerr << describe(memory) << "\n";
     if (!args->json)
       for (const auto& image : images) std::cout << image.path << "\n";
     return 0;

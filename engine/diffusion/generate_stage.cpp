@@ -103,7 +103,8 @@ UnetEmbeddingInputs generation_inputs(const JobSpec& job, const c10::Device& dev
 
 at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape,
                          std::int64_t seed, const UnetEmbeddingInputs& inputs, const c10::Device& device,
-                         const ControlNetGuidance* guidance, double guidance_scale) {
+                         const ControlNetGuidance* guidance, double guidance_scale,
+                         const std::function<void(std::int64_t, std::int64_t)>& on_step) {
   if (guidance_scale > 0 && !inputs.class_labels.defined())
     throw UsageError(
         "generate.guidance_scale: classifier-free guidance needs a UNet with a class embedding (num_class_embeds)");
@@ -135,6 +136,7 @@ at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler&
     }
     auto noise = scheduler.stochastic() ? at::randn(shape, gen, cpu).to(device) : at::Tensor();
     x = scheduler.step(out, t, next, x, noise);
+    if (on_step) on_step(static_cast<std::int64_t>(i + 1), static_cast<std::int64_t>(steps.size()));
   }
   return x;
 }
@@ -146,7 +148,11 @@ namespace {
 class ImageMaker {
  public:
   ImageMaker(const JobSpec& job, const GenerateOptions& o, const c10::Device& device, int world)
-      : job_(job), device_(device), task_(job), first_stage_(load_first_stage(job, o.autoencoder_checkpoint, device)) {
+      : job_(job),
+        device_(device),
+        task_(job),
+        first_stage_(load_first_stage(job, o.autoencoder_checkpoint, device)),
+        on_progress_(o.on_progress) {
     TensorFile file = read_tensor_file(o.unet_checkpoint);
     restore_weights(task_.modules(), file, o.unet_checkpoint, /*prefer_ema=*/true);
     task_.to(device);
@@ -184,10 +190,20 @@ class ImageMaker {
   void make(GeneratedImage& p) {
     at::NoGradGuard no_grad;
     const auto started = std::chrono::steady_clock::now();
+    const std::string image_name = "image seed " + std::to_string(p.seed);
+    const auto report = [this](const std::string& phase) {
+      return [this, phase](std::int64_t done, std::int64_t total) {
+        if (on_progress_) on_progress_(phase, done, total);
+        return true;
+      };
+    };
     auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, p.seed, inputs_, device_,
-                           guidance_ ? &*guidance_ : nullptr, job_.generate.guidance_scale);
+                           guidance_ ? &*guidance_ : nullptr, job_.generate.guidance_scale,
+                           report(image_name + ": sampling"));
     const TileBlending blending{job_.generate.decode_overlap, job_.generate.decode_blend == "gaussian"};
-    auto image = first_stage_.decode_tiled(z / scale_, job_.generate.decode_tile, blending);
+    const auto decoding = report(image_name + ": decoding");
+    auto image = first_stage_.decode_tiled(z / scale_, job_.generate.decode_tile, blending,
+                                           [&decoding](int done, int total) { return decoding(done, total); });
     // A NaN or infinite voxel is no image (our own reader refuses such a
     // file): say so instead of writing it (issue 37: NaN weights imported,
     // then an all-NaN volume written with exit 0).
@@ -219,6 +235,7 @@ class ImageMaker {
   c10::Device device_;
   LdmTask task_;
   FirstStage first_stage_;
+  std::function<void(std::string_view, std::int64_t, std::int64_t)> on_progress_;
   double scale_ = 1.0;
   std::vector<std::int64_t> shape_;
   UnetEmbeddingInputs inputs_;

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <functional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ struct GenerateOptions {
   // Called on this rank after each image it wrote (not for those it found):
   // the ldm pipeline reports each one at once instead of after the last.
   std::function<void(const GeneratedImage&)> on_image_written;
+  // Within each image: the sampling steps, then the decoder's tiles ("image
+  // seed 7: sampling" 12/30; "image seed 7: decoding" 40/343). At MAISI size
+  // one image is minutes on a GPU and hours on a CPU (issue 38).
+  std::function<void(std::string_view phase, std::int64_t done, std::int64_t total)> on_progress;
 };
 
 // The file name of image k (0-based) under a world of `world` ranks; with a
@@ -77,7 +82,8 @@ std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string
 // uncond), uncond made with class label 0 (inputs.class_labels must be set).
 at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler& scheduler, at::IntArrayRef shape,
                          std::int64_t seed, const UnetEmbeddingInputs& inputs, const c10::Device& device,
-                         const ControlNetGuidance* guidance = nullptr, double guidance_scale = 0.0);
+                         const ControlNetGuidance* guidance = nullptr, double guidance_scale = 0.0,
+                         const std::function<void(std::int64_t done, std::int64_t total)>& on_step = {});
 // The UNet's inputs beside x and t for job.generate: spacing, modality class
 // and body regions, each where model.diffusion_unet takes it.
 UnetEmbeddingInputs generation_inputs(const JobSpec& job, const c10::Device& device);

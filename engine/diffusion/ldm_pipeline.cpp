@@ -14,6 +14,8 @@
 #include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
 #include "events/run_logger.hpp"
+#include "state/device_choice.hpp"
+#include "state/memory_high_water.hpp"
 
 namespace fs = std::filesystem;
 
@@ -84,6 +86,9 @@ struct Pipeline {
 
   int world = 1;
 
+  // Where the stages ran (their peak memory is reported at the end).
+  c10::Device device() const { return options.dist ? options.dist->device() : training_device(job.training.device, 0); }
+
   // The rank's log, rank 0's event stream and its run_started.
   void start(const std::vector<std::string>& stages, std::int64_t total_steps) {
     rank = options.dist ? options.dist->rank() : options.rank;
@@ -115,7 +120,9 @@ struct Pipeline {
     const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
     try {
       TrainResult result = stages();
-      if (events) events->run_finished("completed", {}, seconds());
+      const MemoryHighWater memory = memory_high_water(device());
+      logger->info(describe(memory));
+      if (events) events->run_finished("completed", {}, seconds(), event_fields(memory));
       return result;
     } catch (const Interrupted&) {
       if (events) events->run_finished("stopped", {}, seconds());

@@ -231,13 +231,14 @@ void EventWriter::restart(int attempt, std::string_view reason) {
 }
 
 void EventWriter::run_finished(std::string_view status, const std::map<std::string, double>& final_metrics,
-                               double duration_s) {
+                               double duration_s, const EventFields& extra) {
   Json j = base_event(event_schema::run_finished, options_.rank);
   j["status"] = status;
   Json metrics = Json::object();
   for (const auto& [name, value] : final_metrics) metrics[name] = number_or_null(value);
   j["metrics"] = std::move(metrics);
   j["duration_s"] = number_or_null(duration_s);
+  if (!extra.empty()) j["extra"] = to_json(extra);
   write_line(serialize(j));
 }
 

@@ -97,7 +97,9 @@ class EventWriter {
   // status: "completed" (all steps done) or "stopped" (ended before the last
   // step, by a signal or a stop rule, after saving a checkpoint: resumable).
   // Non-finite metrics are written as null.
-  void run_finished(std::string_view status, const std::map<std::string, double>& final_metrics, double duration_s);
+  // `extra`: what else the run reports at its end (its peak memory), as the object "extra".
+  void run_finished(std::string_view status, const std::map<std::string, double>& final_metrics, double duration_s,
+                    const EventFields& extra = {});
   void run_failed(ErrorKind kind, std::string_view message, int exit_code);
 
   // Any other event type of event_schema.hpp, fields at the top level after

@@ -9,6 +9,7 @@
 #include "dist/gradient_sync.hpp"
 #include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
+#include "state/memory_high_water.hpp"
 #include "events/progress_bar.hpp"
 #include "events/run_logger.hpp"
 #include "state/checkpoint_store.hpp"
@@ -144,13 +145,18 @@ TrainResult finish_run(TrainingSession& s, TrainingLoopState& loop) {
            std::to_string(static_cast<double>(st.bytes_reduced) / 1e6) + " MB, exposed wait " + std::to_string(st.exposed_wait_seconds) + " s");
   }
   if (s.dist) s.dist->barrier("end of training");  // nobody leaves while rank 0 still writes (or hosts the store)
-  if (s.events) s.events->run_finished("completed", result.final_metrics, seconds_since(s.started));
+  const MemoryHighWater memory = memory_high_water(s.device);
+  s.info(describe(memory));
+  if (s.events)
+    s.events->run_finished("completed", result.final_metrics, seconds_since(s.started), event_fields(memory));
   s.info("run finished after " + std::to_string(result.steps) + " steps; checkpoints in " + s.options.run.checkpoints_dir());
   return result;
 }
 
 void report_stopped(TrainingSession& s, const Interrupted& e) {
-  if (s.events) s.events->run_finished("stopped", s.progress.last_metrics, seconds_since(s.started));
+  if (s.events)
+    s.events->run_finished("stopped", s.progress.last_metrics, seconds_since(s.started),
+                           event_fields(memory_high_water(s.device)));
   s.logger->warn(e.what());
 }
 

@@ -8,6 +8,7 @@
 #            quickstart  the README's quick start on cuda:0, through train and launch
 #            ldm         ldm-tiny end to end on cuda:0 (all stages)
 #            maisi       NV-Generate-size sampling (medsynth-bench-maisi generate)
+#            presets     3 steps of each GPU memory preset, its peak CUDA memory (presets.log)
 #
 # The node needs a CUDA build of PyTorch in `python3` (or MEDSYNTH_NODE_PYTHON),
 # CMake >= 3.25, ninja and a C++20 compiler; it needs no network. What it
@@ -289,16 +290,43 @@ stage_maisi() {
   grep -A1 "^generate" "$out/workflows.log" | tail -4
 }
 
+# The GPU memory presets (resources/jobs/presets/, docs/gpu-presets.md) were
+# sized by estimate; each runs a few steps on cuda:0 here and its measured peak
+# (run_finished's extra, engine/state/memory_high_water.hpp) goes to
+# presets.log, one line per preset: the number that replaces "estimated".
+stage_presets() {
+  say "presets: a few steps of each GPU memory preset on cuda:0, their peak memory"
+  local engine="$build/bin/medsynth-engine" runs="$build/runs-presets" preset name run status=0
+  rm -rf "$runs"
+  for preset in resources/jobs/presets/*.yaml; do
+    name="$(basename "$preset" .yaml)"
+    timed "preset-$name" timeout 240 "$engine" train "$preset" training.device=cuda training.max_steps=3 \
+      training.val_every_steps=1000000 data.source=simulated data.num_train=2 data.num_val=1 output.save_reconstructions=0 \
+      --runs-dir "$runs/$name" --no-progress || status=1
+    run="$(ls -d "$runs/$name"/*/ 2>/dev/null | head -1)"
+    [ -n "$run" ] && "$python" - "$name" "$run/events.jsonl" <<'PY' | tee -a "$out/presets.log"
+import json, sys
+name, extra = sys.argv[1], {}
+for line in open(sys.argv[2]):
+    e = json.loads(line)
+    if e.get("type") == "run_finished":
+        extra = e.get("extra", {})
+print(name, " ".join(f"{k} {v}" for k, v in extra.items()) or "no run_finished")
+PY
+  done
+  return $status
+}
+
 describe_machine
 unpack_packages
 status=0
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) stage_build || status=1 ;;
-    test | unit | bench | quickstart | ldm | maisi)
+    test | unit | bench | quickstart | ldm | maisi | presets)
       [ -x "$build/bin/medsynth-engine" ] || stage_build || exit 1
       "stage_$stage" || status=1 ;;
-    *) die "unknown stage '$stage' (build, test, unit, bench, quickstart, ldm, maisi)" ;;
+    *) die "unknown stage '$stage' (build, test, unit, bench, quickstart, ldm, maisi, presets)" ;;
   esac
 done
 say "done (exit $status); results in $out"

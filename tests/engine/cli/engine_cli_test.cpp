@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "data/ct_phantom.hpp"
@@ -167,6 +169,37 @@ TEST(EngineCli, ActivationsLargerThanTheMachineAreRefusedByFieldNotABacktrace) {
 }
 
 // Issue 38: a mistyped verb or flag gets the closest one, as a job field does.
+// Issue 36 item 5: the presets are sized from the peak memory runs report
+// (docs/gpu-presets.md), so the number must follow what the run held: 64^3
+// patches hold 64x the activations of 16^3 ones.
+TEST(EngineCli, ARunReportsItsPeakMemoryWhichGrowsWithThePatch) {
+  test::TempDir dir("cli-peak-memory");
+  const auto job = write_job(dir);
+  std::map<int, double> peak;
+  for (int patch : {16, 64}) {
+    const std::string runs = (dir / ("runs-" + std::to_string(patch))).string();
+    const std::string size = std::to_string(patch);
+    const auto r = run_process({engine_binary(), "train", job, "data.phantom_size=[64,64,64]",
+                                "data.patch_size=[" + size + "," + size + "," + size + "]", "training.max_steps=2",
+                                "training.val_every_steps=2", "--runs-dir", runs, "--no-progress"},
+                               dir.path().string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE((r.out + r.err).find("peak memory: "), std::string::npos) << r.err;
+    std::string run_dir;
+    for (const auto& run : fs::directory_iterator(runs)) run_dir = run.path().string();
+    std::istringstream events(test::read_bytes(run_dir + "/events.jsonl"));
+    for (std::string line; std::getline(events, line);) {
+      const auto e = nlohmann::json::parse(line);
+      if (e.value("type", "") != "run_finished") continue;
+      peak[patch] = e.at("extra").at("peak_resident_gib").get<double>();
+      EXPECT_FALSE(e.at("extra").contains("peak_device")) << "no accelerator here";
+    }
+    ASSERT_TRUE(peak.count(patch)) << "no peak memory in run_finished";
+  }
+  EXPECT_GT(peak[16], 0.01);
+  EXPECT_GT(peak[64] - peak[16], 0.04) << peak[16] << " GiB for 16^3 patches, " << peak[64] << " for 64^3";
+}
+
 TEST(EngineCli, MistypedVerbsAndFlagsGetSuggestions) {
   test::TempDir dir("cli");
   const std::string job = write_job(dir);

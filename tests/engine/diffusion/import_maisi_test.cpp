@@ -13,9 +13,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -418,6 +421,38 @@ TEST(ImportMaisi, EncodeReportsItsProgressOnStderr) {
   EXPECT_NE(r.err.find("encode: images of this process 1/4\n"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("encode: images of this process 4/4\n"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("4 written"), std::string::npos) << r.out;
+}
+
+// Issue 38: generate said nothing within an image (at MAISI size minutes on a
+// GPU, hours on a CPU). Now each sampling step and decoder tile is a phase's
+// progress: the first and last of each phase always print, and the run ends
+// with the peak memory it needed.
+TEST(ImportMaisi, GenerateReportsSamplingStepsAndDecoderTilesOnStderr) {
+  test::TempDir dir("import-maisi-generate-progress");
+  import_maisi(import_into(k_data / "maisi_folder", dir));
+  const auto r = test::run_process({test::engine_binary(), "generate", (dir / "run").string(), "generate.decode_tile=2",
+                                    "--base-seed", "7", "--num-images", "1"},
+                                   dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Each phase's lines "generate: image seed 7: PHASE DONE/TOTAL": the first
+  // and the last step of each, and a decode of more than one tile.
+  std::map<std::string, std::vector<std::pair<int, int>>> steps;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    const std::string prefix = "generate: image seed 7: ";
+    if (line.rfind(prefix, 0) != 0) continue;
+    const auto space = line.rfind(' '), slash = line.rfind('/');
+    if (space == std::string::npos || slash == std::string::npos || slash < space) continue;
+    steps[line.substr(prefix.size(), space - prefix.size())].emplace_back(
+        std::stoi(line.substr(space + 1, slash - space - 1)), std::stoi(line.substr(slash + 1)));
+  }
+  for (const char* phase : {"sampling", "decoding"}) {
+    ASSERT_FALSE(steps[phase].empty()) << phase << " was not reported:\n" << r.err;
+    EXPECT_EQ(steps[phase].front().first, 1) << phase;
+    EXPECT_EQ(steps[phase].back().first, steps[phase].back().second) << phase << ": the last step was not reported";
+  }
+  EXPECT_GT(steps["decoding"].back().second, 1) << "generate.decode_tile=2 decodes in tiles";
+  EXPECT_NE(r.err.find("peak memory: "), std::string::npos) << r.err;
 }
 
 }  // namespace
