@@ -125,8 +125,18 @@ void add_nifti_comment_extension(const std::string& path, const std::string& tex
 }
 
 std::vector<std::string> read_nifti_comment_extensions(const std::string& path) {
-  // The extensions lie between the header and vox_offset: only those bytes are read.
+  // medsynth writes little-endian NIfTI-1 only, so a big-endian or NIfTI-2
+  // file from another tool has no provenance of ours; that is no error (issue
+  // 38: the viewer said "provenance not readable" for a valid foreign file).
   bool compressed = false;
+  {
+    const std::string header = read_head(path, 4, &compressed);
+    if (header.size() == 4) {
+      const auto size = static_cast<std::uint32_t>(int32_at(header, 0));
+      if (size == 540 || __builtin_bswap32(size) == 348 || __builtin_bswap32(size) == 540) return {};
+    }
+  }
+  // The extensions lie between the header and vox_offset: only those bytes are read.
   const std::string b = read_head(path, vox_offset_of(path), &compressed);
   const std::size_t offset = checked_vox_offset(b, path);
   std::vector<std::string> texts;

@@ -17,7 +17,8 @@ namespace medsynth {
 // not a single-file NIfTI-1 (magic "n+1"), RuntimeError when it cannot be written.
 void add_nifti_comment_extension(const std::string& path, const std::string& text);
 
-// The texts of its comment extensions, in file order (trailing NULs removed).
+// The texts of its comment extensions, in file order (trailing NULs removed);
+// none for a big-endian or NIfTI-2 file, which medsynth never writes.
 // DataError naming the file for a malformed header or extension list.
 std::vector<std::string> read_nifti_comment_extensions(const std::string& path);
 

@@ -7,8 +7,12 @@
 #include <sys/resource.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <utility>
 
 #include "core/error.hpp"
 #include "support/temp_dir.hpp"
@@ -54,6 +58,50 @@ TEST_P(NiftiExtension, TextComesBackAndTheVolumeIsUnchanged) {
 
 INSTANTIATE_TEST_SUITE_P(PlainAndGzip, NiftiExtension, ::testing::Values(".nii", ".nii.gz"),
                          [](const auto& info) { return std::string(info.param) == ".nii" ? "nii" : "nii_gz"; });
+
+namespace {
+
+// `little` (a little-endian float32 NIfTI-1 without extensions) as another
+// tool on a big-endian machine writes it: every header number and voxel
+// byte-swapped (the NIfTI-1 header's layout: int32, int16 and float fields).
+void write_big_endian_copy(const std::string& little, const std::string& big) {
+  std::ifstream in(little, std::ios::binary);
+  std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  float offset = 0;
+  std::memcpy(&offset, b.data() + 108, 4);  // where the voxels start, read before the swap
+  auto swap = [&b](std::size_t at, std::size_t width) {
+    std::reverse(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + width));
+  };
+  const std::pair<std::size_t, std::size_t> int16_runs[] = {{36, 1}, {40, 8}, {68, 4}, {120, 1}, {252, 2}};
+  const std::pair<std::size_t, std::size_t> int32_runs[] = {{0, 1},   {32, 1},  {56, 3},  {76, 8},
+                                                            {108, 3}, {124, 6}, {256, 18}};
+  for (const auto& [at, count] : int16_runs)
+    for (std::size_t i = 0; i < count; ++i) swap(at + 2 * i, 2);
+  for (const auto& [at, count] : int32_runs)
+    for (std::size_t i = 0; i < count; ++i) swap(at + 4 * i, 4);
+  for (std::size_t at = static_cast<std::size_t>(offset); at + 4 <= b.size(); at += 4) swap(at, 4);
+  std::ofstream(big, std::ios::binary) << b;
+}
+
+}  // namespace
+
+// Issue 38: a valid big-endian NIfTI from another tool gave "provenance not
+// readable" in the viewer. It has no provenance of ours, and that is no error;
+// the volume itself reads as the little-endian original.
+TEST(NiftiExtension, ABigEndianFileFromAnotherToolHasNoProvenanceAndNoError) {
+  test::TempDir dir("nifti-big-endian");
+  const std::string little = (dir / "little.nii").string(), big = (dir / "big.nii").string();
+  write_volume(ramp(), little);
+  write_big_endian_copy(little, big);
+  EXPECT_TRUE(read_nifti_comment_extensions(big).empty());
+  const Volume v = read_volume(big);
+  EXPECT_EQ(v.size, ramp().size);
+  EXPECT_EQ(v.voxels, ramp().voxels);
+  // A little-endian file that is not NIfTI at all is still refused.
+  const std::string junk = (dir / "junk.nii").string();
+  std::ofstream(junk) << std::string(400, 'x');
+  EXPECT_THROW(read_nifti_comment_extensions(junk), DataError);
+}
 
 TEST(NiftiExtensionErrors, AFileThatIsNotSingleFileNifti1IsRefusedNamingIt) {
   test::TempDir dir("nifti-ext");
