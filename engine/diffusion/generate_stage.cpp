@@ -183,6 +183,7 @@ class ImageMaker {
     provenance_.num_inference_steps = job.scheduler.num_inference_steps;
     provenance_.world_size = world;
     provenance_.device = device.str();
+    provenance_.modality = std::string(to_string(job.data.modality));
     provenance_.job_config_hash = job_config_hash(job);
     provenance_.job_yaml = job_to_yaml(job);
   }

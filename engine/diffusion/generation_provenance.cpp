@@ -37,6 +37,7 @@ std::string provenance_json(const GenerationProvenance& p) {
                               {"job_config_hash", p.job_config_hash},
                               {"job", p.job_yaml}}}};
   nlohmann::json out = j;
+  if (!p.modality.empty()) out["medsynth_provenance"]["modality"] = p.modality;
   if (!p.label.empty()) {
     auto& m = out["medsynth_provenance"];
     m["label"] = p.label;
@@ -95,6 +96,12 @@ std::optional<GenerationProvenance> parse_provenance(const std::string& text, co
     out.device = p.at("device");
     out.job_config_hash = p.at("job_config_hash");
     out.job_yaml = p.at("job");
+    if (p.contains("modality")) {
+      const auto& m = p.at("modality");
+      if (!m.is_string() || (m != "ct" && m != "mri"))
+        throw DataError(source, "medsynth provenance: modality is " + m.dump() + "; expected \"ct\" or \"mri\"");
+      out.modality = m.get<std::string>();
+    }
     if (p.contains("label")) {
       out.label = p.at("label");
       out.label_hash = p.at(hash_key("label", a));

@@ -31,6 +31,10 @@ struct GenerationProvenance {
   int rank = 0, world_size = 1;
   int threads = 1;                                                   // intra-op threads of the process that made it
   std::string device;                                                // "cpu", "cuda:0"
+  // The volume's units: "ct" (Hounsfield units) or "mri" (data.modality's
+  // spellings); empty in files made before it was recorded. The viewer picks
+  // its presets from it instead of guessing from the intensities.
+  std::string modality;
   std::string job_config_hash;
   std::string job_yaml;
   // Image-from-mask generation only (empty otherwise).

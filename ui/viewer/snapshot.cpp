@@ -110,7 +110,8 @@ SnapshotResult render_snapshot(const QString& in, const QString& out_png, const 
     window->AddRenderer(scene->renderer());
   }
   VolumeScene volume;
-  volume.set_preset(options.volume_preset.value_or(suggest_volume_preset(loaded.stats)));
+  volume.set_preset(options.volume_preset.value_or(
+      choose_volume_preset(loaded.stats, loaded.provenance ? loaded.provenance->modality : std::string()).preset));
   volume.set_image(image, matrix, geometry, loaded.stats);
   volume.renderer()->SetViewport(0.5, 0.0, 1.0, 0.5);
   window->AddRenderer(volume.renderer());

@@ -29,6 +29,9 @@ ViewerToolbar::ViewerToolbar(bool volume_rendering, QWidget* parent) : QWidget(p
   window_level_label_ = new QLabel(this);
   window_level_label_->setObjectName(QStringLiteral("window_level_text"));
   layout->addWidget(window_level_label_);
+  modality_label_ = new QLabel(this);
+  modality_label_->setObjectName(QStringLiteral("modality_text"));
+  layout->addWidget(modality_label_);
 
   colormap_box_ = new QComboBox(this);
   colormap_box_->setObjectName(QStringLiteral("colormap"));
@@ -101,7 +104,16 @@ void ViewerToolbar::show_volume_preset(VolumePreset preset) {
 }
 
 void ViewerToolbar::set_window_level_text(const WindowLevel& wl) {
-  window_level_label_->setText(QStringLiteral("W %1  L %2").arg(wl.window, 0, 'g', 4).arg(wl.level, 0, 'g', 4));
+  window_level_label_->setText(
+      QStringLiteral("W %1%3  L %2%3").arg(wl.window, 0, 'g', 4).arg(wl.level, 0, 'g', 4).arg(unit_));
+}
+
+void ViewerToolbar::show_modality(bool ct, bool guessed) {
+  unit_ = ct ? QStringLiteral(" HU") : QString();
+  modality_label_->setText((ct ? tr("CT") : tr("MRI")) + (guessed ? tr(" (guessed)") : QString()));
+  modality_label_->setToolTip(guessed ? tr("The file records no modality: read off its intensities (air near -1000 "
+                                           "and denser tissue: CT)")
+                                      : tr("The modality the file's medsynth provenance records"));
 }
 
 }  // namespace medsynth::ui

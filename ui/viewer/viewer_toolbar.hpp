@@ -31,6 +31,11 @@ class ViewerToolbar : public QWidget {
   void show_colormap(Colormap map);
   void show_volume_preset(VolumePreset preset);
   void set_window_level_text(const WindowLevel& window_level);
+  // The volume's modality, "CT" or "MRI", marked "(guessed)" when the file
+  // records none and it was read off the intensities; CT's window and level
+  // are then shown in HU.
+  void show_modality(bool ct, bool guessed);
+  QLabel* modality_label() const { return modality_label_; }
 
   QComboBox* window_box() const { return window_box_; }
   QComboBox* colormap_box() const { return colormap_box_; }
@@ -53,6 +58,8 @@ class ViewerToolbar : public QWidget {
   QComboBox* colormap_box_ = nullptr;
   QComboBox* volume_box_ = nullptr;
   QLabel* window_level_label_ = nullptr;
+  QLabel* modality_label_ = nullptr;
+  QString unit_;  // " HU" for CT
   LabelOverlayControls* label_controls_ = nullptr;
   QToolButton* export_dicom_ = nullptr;
 };

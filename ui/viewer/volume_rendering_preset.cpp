@@ -63,4 +63,10 @@ VolumePreset suggest_volume_preset(const IntensityStats& stats) {
                                                                               : VolumePreset::mri;
 }
 
+PresetChoice choose_volume_preset(const IntensityStats& stats, const std::string& recorded_modality) {
+  if (recorded_modality == "ct") return {VolumePreset::ct_bone, false};
+  if (recorded_modality == "mri") return {VolumePreset::mri, false};
+  return {suggest_volume_preset(stats), true};
+}
+
 }  // namespace medsynth::ui

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include <QString>
@@ -31,5 +32,15 @@ std::vector<TransferPoint> transfer_function(VolumePreset preset, const Intensit
 // CT bone when the volume looks like Hounsfield units (air near -1000 and
 // something denser than water), else MRI.
 VolumePreset suggest_volume_preset(const IntensityStats& stats);
+
+// The preset of a volume: the one its recorded modality ("ct", "mri": a
+// medsynth provenance's) names, else suggest_volume_preset's guess, said to
+// be one (issue 38: a real MRI got "CT bone", a generated CT with a 172 HU
+// maximum "MRI").
+struct PresetChoice {
+  VolumePreset preset = VolumePreset::mri;
+  bool guessed = true;
+};
+PresetChoice choose_volume_preset(const IntensityStats& stats, const std::string& recorded_modality);
 
 }  // namespace medsynth::ui

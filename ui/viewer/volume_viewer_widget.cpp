@@ -66,6 +66,7 @@ struct VolumeViewerWidget::Private {
   std::optional<WindowPreset> window_preset = WindowPreset::automatic;
   Colormap colormap = Colormap::grey;
   VolumePreset volume_preset = VolumePreset::mri;
+  bool ct = false;  // recorded or guessed at load (the DICOM export's modality); not the 3D preset the user picks
   WindowLevel drag_start;
   QString error;
   bool message_is_error = false;
@@ -238,7 +239,11 @@ void VolumeViewerWidget::show_loaded(const LoadedVolume& loaded) {
     view->set_cursor(d_->cursor);
   }
   d_->labels->set_image(d_->volume, loaded.path, d_->matrix);
-  d_->volume_preset = suggest_volume_preset(d_->stats);
+  const PresetChoice choice =
+      choose_volume_preset(d_->stats, loaded.provenance ? loaded.provenance->modality : std::string());
+  d_->volume_preset = choice.preset;
+  d_->ct = choice.preset != VolumePreset::mri;
+  if (d_->toolbar != nullptr) d_->toolbar->show_modality(choice.preset != VolumePreset::mri, choice.guessed);
   if (d_->render_view != nullptr) {
     d_->render_view->scene().set_preset(d_->volume_preset);
     d_->render_view->scene().set_image(d_->image, d_->matrix, d_->geometry, d_->stats);
@@ -292,8 +297,7 @@ DicomExportDialog* VolumeViewerWidget::open_export_dialog() {
     d_->export_dialog->activateWindow();
     return d_->export_dialog;
   }
-  auto source = app::make_dicom_export_source(d_->label, *d_->volume, d_->provenance,
-                                              suggest_volume_preset(d_->stats) != VolumePreset::mri);
+  auto source = app::make_dicom_export_source(d_->label, *d_->volume, d_->provenance, d_->ct);
   auto* dialog = new DicomExportDialog(d_->volume, std::move(source), this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &DicomExportDialog::export_finished, this,

@@ -34,6 +34,7 @@ GenerationProvenance sample() {
   p.device = "cpu";
   p.job_config_hash = "abc";
   p.job_yaml = "name: x\n";
+  p.modality = "ct";
   return p;
 }
 
@@ -51,6 +52,21 @@ TEST(GenerationProvenance, WhatIsWrittenIsReadBack) {
   EXPECT_EQ(back->world_size, 2);
   EXPECT_DOUBLE_EQ(back->scale_factor, 0.87);
   EXPECT_EQ(back->unet_checkpoint, sample().unet_checkpoint);
+  EXPECT_EQ(back->modality, "ct");
+}
+
+// Issue 38: the viewer takes the recorded modality instead of guessing from
+// the intensities; files made before it was recorded have none, and any
+// other value is refused as a stranger's would be.
+TEST(GenerationProvenance, TheModalityIsRecordedOptionalAndOnlyCtOrMri) {
+  auto older = nlohmann::json::parse(provenance_json(sample()));
+  older["medsynth_provenance"].erase("modality");
+  const auto back = parse_provenance(older.dump(), "v.nii.gz");
+  ASSERT_TRUE(back.has_value());
+  EXPECT_TRUE(back->modality.empty());
+  EXPECT_EQ(parse_provenance(with("modality", "mri"), "v.nii.gz")->modality, "mri");
+  for (const nlohmann::json& bad : {nlohmann::json("pet"), nlohmann::json(1)})
+    EXPECT_THROW(parse_provenance(with("modality", bad), "v.nii.gz"), DataError) << bad.dump();
 }
 
 TEST(GenerationProvenance, ANumberOutOfItsRangeIsRefusedNamingTheField) {

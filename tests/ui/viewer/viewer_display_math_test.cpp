@@ -213,6 +213,23 @@ class ViewerDisplayMathTest : public QObject {
     QCOMPARE(suggest_volume_preset(normalised), VolumePreset::mri);
   }
 
+  void a_recorded_modality_wins_over_the_intensities() {
+    IntensityStats ct;
+    ct.min = -1024;
+    ct.max = 1800;
+    ct.finite_count = 100;
+    IntensityStats dim_ct;  // a generated CT without bone: up to 172 HU
+    dim_ct.min = -1000;
+    dim_ct.max = 172;
+    dim_ct.finite_count = 100;
+    QCOMPARE(choose_volume_preset(ct, "mri").preset, VolumePreset::mri);
+    QVERIFY(!choose_volume_preset(ct, "mri").guessed);
+    QCOMPARE(choose_volume_preset(dim_ct, "ct").preset, VolumePreset::ct_bone);
+    QVERIFY(!choose_volume_preset(dim_ct, "ct").guessed);
+    QCOMPARE(choose_volume_preset(ct, "").preset, suggest_volume_preset(ct));
+    QVERIFY(choose_volume_preset(ct, "").guessed);
+  }
+
   void software_renderers_are_recognised() {
     QVERIFY(is_software_gl_renderer(QStringLiteral("llvmpipe (LLVM 15.0.6, 256 bits)")));
     QVERIFY(is_software_gl_renderer(QStringLiteral("Gallium 0.4 on softpipe")));

@@ -2,10 +2,12 @@
 // VtkOpenGLWidget rendering, slice orientation, the value under the cursor,
 // window/level, the crosshair, drag-and-drop, bad files, CompareWidget and
 // SamplesPanel. Volumes are real NIfTI files written by medsynth_volume.
+#include <algorithm>
 #include <limits>
 
 #include <QApplication>
 #include <QComboBox>
+#include <QLabel>
 #include <QDir>
 #include <QMimeData>
 #include <QSignalSpy>
@@ -18,6 +20,8 @@
 #include <vtkRendererCollection.h>
 
 #include "app/runs/run_model.hpp"
+#include "diffusion/generation_provenance.hpp"
+#include "volume/nifti_extension.hpp"
 #include "itk_fixtures.hpp"
 #include "ui/viewer/slice_scene.hpp"
 #include "ui/viewer/compare_widget.hpp"
@@ -473,6 +477,43 @@ class ViewerWidgetTest : public QObject {
     QVERIFY(wait_for_load(loaded, failed));
     QCOMPARE(failed.count(), 1);
     QVERIFY(strict_viewer->error_text().contains(QLatin1String("non-finite")));
+  }
+
+  // Issue 38: the presets came from the intensities alone, wrong both ways (a
+  // generated CT with a 172 HU maximum was "MRI"). A medsynth file's recorded
+  // modality now decides, CT's window and level read in HU, and a file that
+  // records none is guessed, and says so.
+  void the_recorded_modality_decides_and_a_guess_says_so() {
+    Volume v = vt::ct_phantom();
+    for (float& x : v.voxels) x = std::min(x, 172.0f) * 0.01f;  // no bone, and nothing like HU any more
+    const QString file = path(QStringLiteral("generated_ct.nii.gz"));
+    vt::write_nifti(v, file);
+    GenerationProvenance p;
+    p.engine_version = "0.1.0";
+    p.unet_checkpoint = p.autoencoder_checkpoint = "/runs/a/last.safetensors";
+    p.unet_checkpoint_hash = p.autoencoder_checkpoint_hash = std::string(64, '0');
+    p.scheduler = "rflow";
+    p.num_inference_steps = 30;
+    p.device = "cpu";
+    p.job_config_hash = "abc";
+    p.job_yaml = "name: x\n";
+    p.modality = "ct";
+    add_nifti_comment_extension(file.toStdString(), provenance_json(p));
+    auto viewer = make_viewer();
+    QVERIFY(viewer);
+    QVERIFY(viewer->toolbar());
+    open_and_wait(viewer.get(), file);
+    QCOMPARE(viewer->toolbar()->modality_label()->text(), QStringLiteral("CT"));
+    QCOMPARE(viewer->volume_preset(), VolumePreset::ct_bone);
+    const auto* wl = viewer->toolbar()->findChild<QLabel*>(QStringLiteral("window_level_text"));
+    QVERIFY(wl);
+    QVERIFY2(wl->text().contains(QLatin1String(" HU")), qPrintable(wl->text()));
+    // Without a provenance the same intensities are read as an MRI: a guess.
+    const QString foreign = path(QStringLiteral("foreign.nii.gz"));
+    vt::write_nifti(v, foreign);
+    open_and_wait(viewer.get(), foreign);
+    QCOMPARE(viewer->toolbar()->modality_label()->text(), QStringLiteral("MRI (guessed)"));
+    QVERIFY2(!wl->text().contains(QLatin1String("HU")), qPrintable(wl->text()));
   }
 
   void bad_files_show_the_volume_layers_error() {
