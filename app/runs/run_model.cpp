@@ -288,6 +288,13 @@ void RunModel::apply_stage(const StageInfo& info) {
 void RunModel::apply_artifact(const Artifact& artifact) {
   Artifact a = artifact;
   a.path = absolute(a.path);
+  // Once per file: a later `generate RUN` announces images in the run's
+  // stream, and a file made again keeps its place (issue 38: listed twice).
+  for (Artifact& known : artifacts_)
+    if (known.path == a.path) {
+      known = a;
+      return;
+    }
   if (artifacts_.size() >= limits_.max_listed_files) {
     artifacts_.removeFirst();
     ++dropped_;

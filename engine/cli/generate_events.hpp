@@ -1,19 +1,25 @@
-// `generate --json`: the event stream of one generation, written by rank 0
-// like a training run's (docs/events.md): run_started (task as the run's,
-// extra.verb "generate", total_steps = images in all), then per image of rank
-// 0 an artifact ("volume", with seed, generated_by_rank and seconds) and a progress event
-// (images done in all, estimated as rank 0's count x world size: the ranks
-// share the images round robin), then run_finished, or run_failed with the
-// error. Appended to RUN/events.jsonl, so the run's own view lists the images
-// a later generate made, and echoed on stdout for the console's launcher
-// (app/launch/local_launcher), which follows it like any run. Without --json
-// nothing is written.
+// What `generate RUN` tells the world, from rank 0:
+// - on stdout with --json, the event stream of one generation, like a
+//   training run's (docs/events.md): run_started (task as the run's,
+//   extra.verb "generate", total_steps = images in all), then per image of
+//   rank 0 an artifact ("volume", with seed, generated_by_rank and seconds)
+//   and a progress event (images done in all, estimated as rank 0's count x
+//   world size: the ranks share the images round robin), then run_finished
+//   (extra: the peak memory), or run_failed with the error. The console's
+//   launcher (app/launch/local_launcher) follows it like any run.
+// - in RUN/events.jsonl, with or without --json, an artifact event per image
+//   made (every rank's, the others' once all are written), so the run's own
+//   view lists the images a later generate made (issue 38). Only artifacts:
+//   a second run_started/run_finished would overwrite the run's own (its
+//   stages, its final metrics).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "config/job_spec.hpp"
 #include "diffusion/generate_stage.hpp"
@@ -24,17 +30,25 @@ namespace medsynth::cli {
 
 class GenerateEvents {
  public:
-  // `enabled` false, or a rank other than 0: every call does nothing.
+  // `json` false: only the run's artifacts; a rank other than 0: nothing.
   // kept_already: rank 0's images that exist already (generate keeps them).
-  GenerateEvents(bool enabled, const RunDirectory& run, const JobSpec& job, const std::string& device, int rank,
+  GenerateEvents(bool json, const RunDirectory& run, const JobSpec& job, const std::string& device, int rank,
                  int world_size, std::int64_t images_in_all, std::int64_t kept_already);
 
+  // The images that exist before this generate (kept, and announced when
+  // they were made): never announced again.
+  void known_already(const std::vector<GeneratedImage>& planned);
   void image_written(const GeneratedImage& image);
-  void finished(const EventFields& extra = {});  // extra: the peak memory
+  // After every rank's images (generate_images ends with a barrier): the
+  // planned images of every rank that exist and were not announced yet go to
+  // the run's stream now; extra: the peak memory.
+  void finished(const std::vector<GeneratedImage>& planned, const EventFields& extra = {});
   void failed(const std::exception& error);
 
  private:
-  std::unique_ptr<EventWriter> events_;
+  std::unique_ptr<EventWriter> events_;  // stdout (--json)
+  std::unique_ptr<EventWriter> run_;     // RUN/events.jsonl: artifacts only
+  std::set<std::string> announced_;
   int world_size_ = 1;
   std::int64_t images_in_all_ = 0;
   std::int64_t done_by_rank0_ = 0;

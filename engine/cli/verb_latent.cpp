@@ -163,6 +163,8 @@ Action add_generate_verb(CLI::App& app) {
     for (const auto& p : planned) kept += p.rank == rank && fs::exists(p.path) ? 1 : 0;  // this process's, kept as they are
     GenerateEvents events(args->json, run, job, device.str(), rank, world, static_cast<std::int64_t>(planned.size()),
                           kept);
+    events.known_already(planned);
+    if (dist) dist->barrier("generate: existing images noted");  // before any rank writes one
     // A line per image on stderr as it is written: at MAISI size an image
     // takes minutes, and a silent command looks like a hung one.
     std::int64_t written = kept;
@@ -185,7 +187,7 @@ Action add_generate_verb(CLI::App& app) {
       throw;
     }
     const MemoryHighWater memory = memory_high_water(device);
-    events.finished(event_fields(memory));
+    events.finished(planned, event_fields(memory));
     std::cerr << describe(memory) << "\n";
     if (!args->json)
       for (const auto& image : images) std::cout << image.path << "\n";

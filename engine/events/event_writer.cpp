@@ -103,7 +103,10 @@ std::string_view to_string(ErrorKind kind) {
 }
 
 EventWriter::EventWriter(EventWriterOptions options) : options_(std::move(options)) {
-  if (options_.path.empty()) throw UsageError("EventWriterOptions.path: must not be empty");
+  if (options_.path.empty()) {
+    if (!options_.echo_stdout) throw UsageError("EventWriterOptions.path: must not be empty (or echo_stdout set)");
+    return;  // stdout only
+  }
   if (options_.path.has_parent_path()) {
     std::error_code ec;
     std::filesystem::create_directories(options_.path.parent_path(), ec);
@@ -128,7 +131,7 @@ void EventWriter::write_line(const std::string& line) {
   std::lock_guard lock(mutex_);
   const std::string& bytes = torn_ ? '\n' + line : line;
   std::size_t written = 0;
-  if (!write_all(fd_, bytes, &written)) {
+  if (fd_ >= 0 && !write_all(fd_, bytes, &written)) {
     const int error = errno;
     const std::string message = options_.path.string() + ": cannot write event: " + std::strerror(error);
     // Only what this call wrote can be torn; a newline that landed and then

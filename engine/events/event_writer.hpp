@@ -45,7 +45,10 @@ struct EventForwarding {
 };
 
 struct EventWriterOptions {
-  std::filesystem::path path{};  // the run's events.jsonl; parent folders are created; appended to
+  // The run's events.jsonl; parent folders are created; appended to. Empty
+  // with echo_stdout: the stream goes to stdout only (`generate --json`,
+  // whose run_started/run_finished are not the run's own).
+  std::filesystem::path path{};
   int rank = 0;                  // written as "rank" on every event; -1 for the launcher
   bool echo_stdout = false;      // --json: every line also goes to stdout, which then belongs to us
   EventForwarding forward{};

@@ -94,6 +94,27 @@ class RunModelTest : public QObject {
     QCOMPARE(model.reader_stats().lines, lines.size() - 1);  // the split leaves one empty tail
   }
 
+  // Issue 38: images a later `generate RUN` made arrive as artifacts after
+  // run_finished; each file is listed once, however often it is announced.
+  void artifacts_after_the_end_are_listed_once_each() {
+    RunModel model;
+    EventStreamReader reader(&model);
+    QSignalSpy artifacts(&model, &RunModel::artifact_added);
+    const QList<QByteArray> lines = test::read_all(test::fixture(QStringLiteral("finished/events.jsonl"))).split('\n');
+    for (const auto& line : lines) reader.feed(line + '\n');
+    const qsizetype before = model.artifacts().size();
+    const QByteArray later =
+        R"({"v":1,"type":"artifact","time":"2026-11-27T09:00:00.000Z","rank":0,"path":"/runs/q/output/image_seed9_rank0.nii.gz","kind":"volume","step":1})"
+        "\n";
+    reader.feed(later);
+    reader.feed(later);
+    reader.finish();
+    QCOMPARE(model.status(), RunStatus::finished);
+    QCOMPARE(model.artifacts().size(), before + 1);
+    QCOMPARE(model.artifacts().back().path, QStringLiteral("/runs/q/output/image_seed9_rank0.nii.gz"));
+    QCOMPARE(artifacts.size(), static_cast<int>(before) + 1);
+  }
+
   void rank_logs_become_log_lines() {
     RunModel model;
     QSignalSpy appended(&model, &RunModel::log_appended);
