@@ -119,7 +119,7 @@ WORKFLOWS = {
             "training.val_max_volumes=1", f"training.batch_size={b}"],
         "effective_batch": 4,  # the seed: 1 per GPU x 4 accumulation
         "patches": [cube(64), cube(96), cube(128)],
-        "brats_case": cube(64),
+        "brats_case": cube(48),
     },
 }
 
@@ -270,8 +270,28 @@ def anchor_table(models):
     return table
 
 
+# The anchor that calibrates each workflow's CPU slope: the same network
+# family (the autoencoder's encoder/decoder, the diffusion UNet); the ResNet
+# has no GPU anchor and takes the larger factor of the two.
+FAMILY = {"maisi-autoencoder": "ae-train-step", "vqgan-ctpa-patches": "ae-train-step",
+          "maisi3d-rflow": "unet-train-step", "fast-ddpm-brats": "unet-train-step"}
+
+
+def calibrate(models):
+    """GPU bytes per voxel = CPU slope x (anchor's activations / CPU estimate of them)."""
+    factors = {}
+    for a in ANCHORS:
+        m = models.get(a["workflow"])
+        if m:
+            acts = a["gib"] * GIB - 16 * m["parameters"].get(a["network"], 0)
+            factors[a["workload"]] = acts / (m["slope"] * a["batch"] * a["voxels"])
+    for name, m in models.items():
+        m["factor"] = factors.get(FAMILY.get(name), max(factors.values(), default=1.0))
+    return factors
+
+
 def estimate(m, batch, vox):
-    return (m["state_bytes"] + m["slope"] * batch * vox) / GIB + MARGIN_GIB
+    return (m["state_bytes"] + m["factor"] * m["slope"] * batch * vox) / GIB + MARGIN_GIB
 
 
 def size_presets(models):
@@ -301,6 +321,37 @@ def size_presets(models):
     return presets
 
 
+def markdown(rows, models, presets):
+    """The three tables of docs/gpu-presets.md, by marker."""
+    t = {"presets": ["| workflow | GPU | patch | batch | accumulation | effective batch | estimated peak GiB |",
+                     "|---|---|---|---|---|---|---|"],
+         "rows": ["| workflow | size | batch | voxels | peak RSS GiB | s |", "|---|---|---|---|---|---|"],
+         "anchors": ["| workload | H200 GiB | CPU-based estimate GiB | ratio |", "|---|---|---|---|"],
+         "fit": ["| workflow | parameters (M) | EMA (M) | intercept GiB | CPU slope B/voxel | factor | GPU slope B/voxel |",
+                 "|---|---|---|---|---|---|---|"]}
+    for p in presets:
+        t["presets"].append(f"| {p['workflow']} | {p['gb']} GB | {'x'.join(map(str, p['patch']))} | {p['batch']} | "
+                            f"{p['accumulation']} | {p['effective']} | {p['peak_gib']:.1f}"
+                            f"{'' if p['fits'] else ' (over 85 %)'} |")
+    for r in rows:
+        t["rows"].append(f"| {r['workflow']} | {'x'.join(map(str, r['size']))} | {r['batch']} | {r['voxels']} | "
+                         f"{r['peak_kib'] / 2**20:.2f} | {r['seconds']:.0f} |")
+    for a in anchor_table(models):
+        t["anchors"].append(f"| {a['workload']} {a['batch']}x{round(a['voxels'] ** (1 / 3))}^3 | {a['gib']:.2f} | "
+                            f"{a['estimate_gib']:.2f} | {a['ratio']:.2f} |")
+    for name, m in models.items():
+        nets = " + ".join(f"{k} {v / 1e6:.1f}" for k, v in m["parameters"].items())
+        t["fit"].append(f"| {name} | {nets} | {m['ema'] / 1e6:.1f} | {m['intercept'] / GIB:.2f} | {m['slope']:.0f} | "
+                        f"{m['factor']:.2f} | {m['factor'] * m['slope']:.0f} |")
+    path = os.path.join(ROOT, "docs", "gpu-presets.md")
+    text = open(path).read()
+    for key, lines in t.items():
+        text = re.sub(rf"<!-- {key} -->.*?<!-- /{key} -->", lambda _: f"<!-- {key} -->\n" + "\n".join(lines) +
+                      f"\n<!-- /{key} -->", text, flags=re.S)
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def print_tables(rows, models, presets):
     print("measured (CPU, fp32, peak RSS):")
     print(f"{'workflow':20} {'size':>14} {'batch':>5} {'voxels':>8} {'peak GiB':>9} {'s':>6}")
@@ -316,6 +367,8 @@ def print_tables(rows, models, presets):
     for a in anchor_table(models):
         print(f"{a['workload']:16} {a['batch']}x{round(a['voxels'] ** (1 / 3))}^3: measured {a['gib']:.2f} GiB, "
               f"estimate {a['estimate_gib']:.2f} GiB ({a['ratio']:.2f}x)")
+    for name, m in models.items():
+        print(f"{name:20} calibrated: {m['factor']:.2f} x the CPU slope = {m['factor'] * m['slope']:.0f} B/voxel")
     print(f"\npresets (estimated peak incl. {MARGIN_GIB} GiB margin; budget {FILL:.0%} of the GPU):")
     for p in presets:
         print(f"{p['workflow']:20} {p['gb']:>3} GB {'x'.join(map(str, p['patch'])):>12} batch {p['batch']:>2} "
@@ -363,7 +416,8 @@ def preset_text(p, spec):
         f"# accumulation {p['accumulation']} (effective {p['effective']} per GPU), AMP.",
         f"# Peak: {p['peak_gib']:.1f} GiB estimated: no GPU has measured this preset. From CPU",
         "# runs in fp32 (tests/bench/gpu_presets.py, docs/gpu-presets.md): parameters x 16 B",
-        f"# + activation bytes per voxel x batch x voxels + {MARGIN_GIB} GiB for the CUDA context.",
+        "# + activation bytes per voxel x batch x voxels (the CPU's, scaled to the H200",
+        f"# anchor of the same network) + {MARGIN_GIB} GiB for the CUDA context.",
     ]
     if not p["fits"]:
         head.append(f"# Over {FILL:.0%} of the GPU ({p['budget_gib']:.1f} GiB) even so: the smallest size listed.")
@@ -389,13 +443,17 @@ if __name__ == "__main__":
     ap.add_argument("--measure", action="store_true", help="run the CPU measurements")
     ap.add_argument("--only", nargs="*", default=list(WORKFLOWS), help="workflows to measure")
     ap.add_argument("--rows", default=ROWS, help="the measured rows (JSON)")
+    ap.add_argument("--markdown", action="store_true", help="write the tables into docs/gpu-presets.md")
     ap.add_argument("--write", action="store_true", help="write resources/jobs/presets/*.yaml")
     args = ap.parse_args()
     if args.measure:
         measure(os.path.abspath(args.engine), args.only, args.rows)
     rows = json.load(open(args.rows))
     models = model(rows)
+    factors = calibrate(models)
     presets = size_presets(models)
     print_tables(rows, models, presets)
+    if args.markdown:
+        markdown(rows, models, presets)
     if args.write:
         write_presets(presets)
