@@ -72,7 +72,7 @@ WORKFLOWS = {
             "model.discriminator.start_step=0", f"training.batch_size={b}"],
         # The seed's 16 GB preset: batch 1 x accumulation 4.
         "effective_batch": 4,
-        "patches": [cube(64), cube(96), cube(128)],
+        "patches": [cube(64), cube(96), cube(112), cube(128), cube(144)],
     },
     "vqgan-ctpa-patches": {
         "job": "vqgan-ctpa-patches.yaml",
@@ -84,7 +84,7 @@ WORKFLOWS = {
             "model.vqgan.discriminator_iter_start=0", "training.val_max_volumes=1",
             f"training.batch_size={b}"],
         "effective_batch": 2,  # the seed: 1 per GPU x 2 accumulation
-        "patches": [cube(64), cube(96), cube(128)],
+        "patches": [cube(64), cube(96), cube(112), cube(128)],  # up to the seed's 128
     },
     "resnet-survival": {
         "job": "resnet-survival.yaml",
@@ -93,13 +93,15 @@ WORKFLOWS = {
             "data.num_train=4", "data.num_val=4", "data.smart_cache=false", "data.cache_rate=0",
             f"data.phantom_size={fmt(s)}", f"data.patch_size={fmt(s)}", f"training.batch_size={b}"],
         "effective_batch": 12,  # the guide: 48 over 4 GPUs
-        "patches": [[256, 256, 64]],  # the guide's --image_size: every volume is resized to it
+        # The guide's --image_size (every volume is resized to it) where it
+        # fits; smaller GPUs resize to less.
+        "patches": [[128, 128, 32], [192, 192, 48], [256, 256, 64]],
     },
     "maisi3d-rflow": {
         "job": "maisi3d-rflow.yaml",
         # Sizes are the phantoms; the diffusion stage trains on their whole
         # latents (1/4 per axis), measured as such.
-        "runs": [(cube(64), 1), (cube(64), 2), (cube(96), 1)],
+        "runs": [(cube(64), 1), (cube(64), 2), (cube(96), 1), (cube(128), 1)],
         "overrides": lambda s, b: [
             "data.num_train=2", "data.num_val=1", f"data.phantom_size={fmt(s)}",
             "data.patch_size=[16,16,16]", "ldm.autoencoder_steps=1",
@@ -108,17 +110,21 @@ WORKFLOWS = {
         "effective_batch": 1,  # MAISI: whole latents, one per GPU
         "latent_div": 4,
         # Whole latents of 256 x 256 x 128 volumes (generate.output_size),
-        # then larger volumes: 512 x 512 x 128 and 512 x 512 x 256.
-        "patches": [[64, 64, 32], [128, 128, 32], [128, 128, 64]],
+        # then larger volumes: 512 x 512 x 128, x 256 and x 512.
+        "patches": [[64, 64, 32], [128, 128, 32], [128, 128, 64], [128, 128, 128]],
+        # Stage 1 trains the autoencoder at the template's patch, batch 1: the
+        # maisi-autoencoder fit (with its discriminator: an upper bound).
+        "stage1": ("maisi-autoencoder", cube(64)),
+        "trained": ["unet"],  # the diffusion stage; the autoencoder is stage 1's
     },
     "fast-ddpm-brats": {
         "job": "fast-ddpm-brats.yaml",
-        "runs": [(cube(32), 1), (cube(32), 2), (cube(48), 1)],
+        "runs": [(cube(32), 1), (cube(32), 2), (cube(48), 1), (cube(48), 2)],
         "overrides": lambda s, b: [
             f"data.patch_size={fmt(s)}", "data.val_fraction=0.34",
             "training.val_max_volumes=1", f"training.batch_size={b}"],
         "effective_batch": 4,  # the seed: 1 per GPU x 4 accumulation
-        "patches": [cube(64), cube(96), cube(128)],
+        "patches": [cube(64), cube(96), cube(112), cube(128), cube(144)],
         "brats_case": cube(48),
     },
 }
@@ -207,13 +213,18 @@ def voxels(size):
     return size[0] * size[1] * size[2]
 
 
-def measure(engine, names, path):
+def measure(engine, names, path, again):
+    """Runs the sizes of `names` that `path` lacks (all of them with `again`)."""
     rows = json.load(open(path)) if os.path.exists(path) else []
-    rows = [r for r in rows if r["workflow"] not in names]
+    if again:
+        rows = [r for r in rows if r["workflow"] not in names]
+    done = {(r["workflow"], tuple(r["size"]), r["batch"]) for r in rows}
     with tempfile.TemporaryDirectory(prefix="gpu-presets-") as tmp:
         for name in names:
             spec = WORKFLOWS[name]
             for size, batch in spec["runs"]:
+                if (name, tuple(size), batch) in done:
+                    continue
                 rows.append(measure_one(engine, name, spec, size, batch, tmp))
                 with open(path, "w") as f:
                     json.dump(rows, f, indent=1)
@@ -228,7 +239,7 @@ def measure(engine, names, path):
 ANCHORS = [
     {"workload": "ae-train-step", "workflow": "maisi-autoencoder", "network": "autoencoder",
      "batch": 2, "voxels": 64**3, "gib": 8.24449634552002},
-    {"workload": "unet-train-step", "workflow": "maisi3d-rflow", "network": "diffusion_unet",
+    {"workload": "unet-train-step", "workflow": "maisi3d-rflow", "network": "unet",
      "batch": 1, "voxels": 64**3, "gib": 6.942069053649902},
 ]
 
@@ -252,6 +263,8 @@ def model(rows):
             continue
         intercept, slope = fit(mine)
         params = mine[-1]["parameters"]
+        if "trained" in WORKFLOWS[name]:
+            params = {k: v for k, v in params.items() if k in WORKFLOWS[name]["trained"]}
         ema = mine[-1]["ema_parameters"]
         out[name] = {"intercept": intercept, "slope": slope, "parameters": params, "ema": ema,
                      "state_bytes": 16 * sum(params.values()) + 4 * ema}
@@ -314,10 +327,12 @@ def size_presets(models):
             if not choice:  # nothing fits: the smallest, flagged
                 choice = (spec["patches"][0], 1)
             patch, b = choice
+            peak = estimate(m, b, voxels(patch))
+            if "stage1" in spec and spec["stage1"][0] in models:
+                peak = max(peak, estimate(models[spec["stage1"][0]], 1, voxels(spec["stage1"][1])))
             presets.append({"workflow": name, "gb": gb, "patch": patch, "batch": b,
                             "accumulation": eff // b, "effective": eff,
-                            "peak_gib": estimate(m, b, voxels(patch)), "budget_gib": budget,
-                            "fits": estimate(m, b, voxels(patch)) <= budget})
+                            "peak_gib": peak, "budget_gib": budget, "fits": peak <= budget})
     return presets
 
 
@@ -399,7 +414,8 @@ def preset_text(p, spec):
     patch = "[" + ", ".join(map(str, p["patch"])) + "]"
     name = p["workflow"]
     if "latent_div" in spec:  # the diffusion stage's size is the data's: a limit, not a field
-        what = f"whole latents up to {'x'.join(map(str, p['patch']))} (volumes of 4x that per axis)"
+        what = (f"whole latents up to {'x'.join(map(str, p['patch']))} (volumes of 4x that per axis),\n"
+                f"# the autoencoder stage at patch {'x'.join(map(str, spec['stage1'][1]))}")
     else:
         set_key(body, "data", "patch_size", patch)
         if name == "vqgan-ctpa-patches":
@@ -412,10 +428,11 @@ def preset_text(p, spec):
         set_key(body, "output", "tensorboard_images", "false    # the seed's 16 GB preset: --no-images")
     data = "--data DIR" if name != "resnet-survival" else "--data cohort.csv"
     head = [
-        f"# {spec['job'][:-5]} for {p['gb']} GB GPUs: {what}, batch {p['batch']} per GPU x",
-        f"# accumulation {p['accumulation']} (effective {p['effective']} per GPU), AMP.",
-        f"# Peak: {p['peak_gib']:.1f} GiB estimated: no GPU has measured this preset. From CPU",
-        "# runs in fp32 (tests/bench/gpu_presets.py, docs/gpu-presets.md): parameters x 16 B",
+        f"# {spec['job'][:-5]} for {p['gb']} GB GPUs: batch {p['batch']} per GPU x accumulation "
+        f"{p['accumulation']} (effective {p['effective']} per GPU), AMP,",
+        f"# {what}.",
+        f"# Peak: {p['peak_gib']:.1f} GiB estimated: no GPU has measured this preset. From CPU runs",
+        "# in fp32 (tests/bench/gpu_presets.py, docs/gpu-presets.md): parameters x 16 B",
         "# + activation bytes per voxel x batch x voxels (the CPU's, scaled to the H200",
         f"# anchor of the same network) + {MARGIN_GIB} GiB for the CUDA context.",
     ]
@@ -442,12 +459,13 @@ if __name__ == "__main__":
     ap.add_argument("--engine", default=os.path.join(ROOT, "build", "bin", "medsynth-engine"))
     ap.add_argument("--measure", action="store_true", help="run the CPU measurements")
     ap.add_argument("--only", nargs="*", default=list(WORKFLOWS), help="workflows to measure")
+    ap.add_argument("--again", action="store_true", help="measure again what --rows holds")
     ap.add_argument("--rows", default=ROWS, help="the measured rows (JSON)")
     ap.add_argument("--markdown", action="store_true", help="write the tables into docs/gpu-presets.md")
     ap.add_argument("--write", action="store_true", help="write resources/jobs/presets/*.yaml")
     args = ap.parse_args()
     if args.measure:
-        measure(os.path.abspath(args.engine), args.only, args.rows)
+        measure(os.path.abspath(args.engine), args.only, args.rows, args.again)
     rows = json.load(open(args.rows))
     models = model(rows)
     factors = calibrate(models)
