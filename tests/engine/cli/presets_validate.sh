@@ -5,7 +5,8 @@
 # The presets name no data of yours (users pass --data), and validate reads
 # the data: a folder of volumes or of BraTS case folders. Empty files with the
 # right names are enough for validate, so each preset is checked as users run
-# it, with --data, and simulated ones also as they are.
+# it, with --data (resnet-survival's --data is a CSV of labelled volumes: it
+# is checked as it is, on simulated data).
 set -u
 engine=$1
 cd "$2" || exit 1
