@@ -4,25 +4,27 @@
 What it measures: the peak resident memory (/usr/bin/time -f %M) of
 `medsynth-engine train` for 2 optimizer steps on the CPU in fp32
 (training.device=cpu, training.amp=false, discriminators from step 0, no
-TensorBoard, no reconstructions), at three batch x voxel sizes per workflow,
-and the parameter count of each network from the run's checkpoint.
+TensorBoard, no reconstructions), at three or four batch x voxel sizes per
+workflow, and the parameter count of each network from the run's checkpoint.
 
 What it derives, per workflow: peak = intercept + slope x (batch x voxels) by
 least squares; the slope is the activation bytes per voxel of one sample in
 fp32. A GPU estimate is
     16 bytes x trained parameters (weights, gradients, 2 AdamW moments)
   + 4 bytes x parameters of the EMA copy (training.ema_decay > 0)
-  + slope x batch x voxels      (fp32: an upper bound for AMP)
+  + factor x slope x batch x voxels
   + 1.5 GiB                     (CUDA context and cuDNN workspace)
-and each preset takes the largest patch, then the largest batch dividing the
+where the factor scales the CPU slope to the H200 peaks of the same networks
+(ANCHORS, calibrate()). Each preset takes the largest patch, then the largest batch dividing the
 template's effective batch, whose estimate stays under 85 % of the GPU
 (16, 24, 32, 80 GB as 10^9 bytes). Every number is an estimate until a GPU run
 reads the caching allocator's peak (docs/gpu-presets.md).
 
-Rerun (from the repository root; stdlib Python only; ~20 min on 2 cores):
-  python3 tests/bench/gpu_presets.py --engine build/bin/medsynth-engine --measure
-  python3 tests/bench/gpu_presets.py --write    # table + resources/jobs/presets/*.yaml
---measure writes tests/bench/gpu_presets_cpu.json; --write only reads it.
+Rerun (from the repository root; stdlib Python only; ~25 min on 2 cores):
+  python3 tests/bench/gpu_presets.py --engine build/bin/medsynth-engine --measure --again
+  python3 tests/bench/gpu_presets.py --write --markdown  # presets/*.yaml, docs/gpu-presets.md
+--measure adds to tests/bench/gpu_presets_cpu.json the runs it lacks (all of
+them with --again); the tables are printed from it on every call.
 The committed numbers: a 2-core AMD EPYC (family 26, Zen 5, KVM guest,
 `lscpu`), 24 GiB RAM, the engine of commit afb1c73, 2026-11-27.
 """
