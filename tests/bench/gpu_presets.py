@@ -469,7 +469,8 @@ if __name__ == "__main__":
     args = ap.parse_args()
     if args.measure:
         measure(os.path.abspath(args.engine), args.only, args.rows, args.again)
-    rows = json.load(open(args.rows))
+    order = list(WORKFLOWS)
+    rows = sorted(json.load(open(args.rows)), key=lambda r: (order.index(r["workflow"]), r["batch"] * r["voxels"]))
     models = model(rows)
     factors = calibrate(models)
     presets = size_presets(models)
