@@ -25,3 +25,7 @@ medsynth_add_test(NAME cli_real_mri_smoke_test
 target_include_directories(cli_real_mri_smoke_test SYSTEM PRIVATE ${ITK_INCLUDE_DIRS})
 target_include_directories(cli_real_mri_smoke_test PRIVATE ${PROJECT_SOURCE_DIR}/tests/engine/volume)
 add_dependencies(cli_real_mri_smoke_test medsynth-engine)
+# Every GPU memory preset validates and states its peak (docs/gpu-presets.md).
+add_test(NAME cli_presets_validate
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/presets_validate.sh $<TARGET_FILE:medsynth-engine> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_presets_validate PROPERTIES LABELS unit TIMEOUT 120)
