@@ -11,6 +11,7 @@ target_sources(medsynth-engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/verb_eval.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_evaluate.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_export_dicom.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/verb_prepare_label.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_regenerate.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_import_maisi.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_info.cpp

@@ -5,6 +5,8 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/case_listing.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ct_phantom.cpp
   ${CMAKE_CURRENT_LIST_DIR}/intensity_transforms.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/label_preparation.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/label_vocabulary.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_batch_source.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_grid.cpp
   ${CMAKE_CURRENT_LIST_DIR}/preprocess.cpp
@@ -17,3 +19,15 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/volume_dataset.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_listing.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_tensor.cpp)
+
+# The label vocabularies of resources/labels/ compiled in (label_vocabulary.cpp):
+# CMake configures again when a table changes.
+foreach(table maisi-ct totalsegmentator vista3d)
+  set(file ${PROJECT_SOURCE_DIR}/resources/labels/${table}.json)
+  string(TOUPPER ${table} name)
+  string(REPLACE "-" "_" name ${name})
+  file(READ ${file} MEDSYNTH_LABELS_${name})
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})
+endforeach()
+configure_file(${CMAKE_CURRENT_LIST_DIR}/label_tables.hpp.in ${CMAKE_CURRENT_BINARY_DIR}/generated/data/label_tables.hpp @ONLY)
+target_include_directories(medsynth_engine PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/generated)

@@ -16,3 +16,10 @@ medsynth_add_test(NAME data_sliding_window_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/sliding_window_test.cpp
   LIBS medsynth_engine
   LABELS unit)
+# Issue 39 item 1: prepare-label (MAISI classes, body envelope, the grid),
+# unit cases and the verb through the real binary.
+medsynth_add_test(NAME data_label_preparation_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/label_preparation_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
+add_dependencies(data_label_preparation_test medsynth-engine)

@@ -1,0 +1,95 @@
+#include "data/label_vocabulary.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/bounded_json.hpp"
+#include "core/error.hpp"
+#include "data/label_tables.hpp"
+
+namespace medsynth {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// A built-in table: malformed would be our bug, found by the first test.
+Json builtin(const char* text) { return Json::parse(text); }
+
+int source_id(const std::string& key, const std::string& file) {
+  std::size_t used = 0;
+  int id = 0;
+  try {
+    id = std::stoi(key, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != key.size() || id <= 0)
+    throw DataError(file, "entry \"" + key + "\": a source label must be an integer > 0");
+  return id;
+}
+
+// A MAISI id (0: none) or class name, as a user's map gives it.
+int maisi_id(const Json& value, const std::string& key, const std::string& file) {
+  const auto& classes = maisi_ct_classes();
+  if (value.is_number_integer()) {
+    const int id = value.get<int>();
+    if (id == 0 || classes.count(id)) return id;
+    throw DataError(file, "entry \"" + key + "\": " + std::to_string(id) + " is not a MAISI CT class id");
+  }
+  if (value.is_string()) {
+    for (const auto& [id, name] : classes)
+      if (name == value.get<std::string>()) return id;
+    throw DataError(file, "entry \"" + key + "\": '" + value.get<std::string>() +
+                              "' is not a MAISI CT class (resources/labels/maisi-ct.json lists them)");
+  }
+  throw DataError(file, "entry \"" + key + "\": expected a MAISI CT id or class name, got " + value.dump());
+}
+
+LabelMapping builtin_mapping(const char* text) {
+  const Json table = builtin(text);
+  LabelMapping m;
+  m.source = table.at("source").get<std::string>();
+  for (const auto& [key, entry] : table.at("labels").items())
+    m.labels[std::stoi(key)] = {entry.at(0).get<std::string>(), entry.at(1).get<int>()};
+  return m;
+}
+
+LabelMapping user_mapping(const std::string& file) {
+  if (!std::filesystem::is_regular_file(file))
+    throw UsageError("--from: '" + file + "' is neither totalsegmentator, vista3d nor a JSON file");
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  // A stranger's file, perhaps: nesting is bounded before anything recurses.
+  const Json table = parse_bounded_json(text.str(), file);
+  if (!table.is_object() || table.empty())
+    throw DataError(file, "expected an object {\"<source id>\": <MAISI id or class name>, ...}");
+  LabelMapping m;
+  m.source = file;
+  for (const auto& [key, value] : table.items()) m.labels[source_id(key, file)] = {"", maisi_id(value, key, file)};
+  return m;
+}
+
+}  // namespace
+
+const std::map<int, std::string>& maisi_ct_classes() {
+  static const std::map<int, std::string> classes = [] {
+    std::map<int, std::string> out;
+    const Json table = builtin(label_tables::maisi_ct);  // named: a range-for over a temporary's member dangles
+    for (const auto& [key, name] : table.at("labels").items()) out[std::stoi(key)] = name.get<std::string>();
+    return out;
+  }();
+  return classes;
+}
+
+LabelMapping label_mapping(const std::string& from) {
+  if (from == "totalsegmentator") return builtin_mapping(label_tables::totalsegmentator);
+  if (from == "vista3d") return builtin_mapping(label_tables::vista3d);
+  return user_mapping(from);
+}
+
+}  // namespace medsynth
