@@ -22,6 +22,17 @@ find_package(CLI11 REQUIRED)
 # otherwise.
 find_package(ITK 5.2 REQUIRED COMPONENTS
   ITKCommon ITKIOImageBase ITKIONIFTI ITKGDCM ITKIOGDCM ITKIONRRD ITKIOMeta)
+# DICOM-SEG export of label maps (engine/volume/dcmtk_seg_writer.cpp, issue
+# 39): DCMTK's dcmseg (Debian libdcmtk-dev), beside GDCM which writes the image
+# series. Required unless MEDSYNTH_REQUIRE_DCMTK is OFF (a GPU node's
+# engine-only build, tests/gpu/run-on-gpu-node.sh, carries no DCMTK): then the
+# SEG export says the engine was built without it.
+option(MEDSYNTH_REQUIRE_DCMTK "Fail when DCMTK (DICOM-SEG export) is not found" ON)
+if(MEDSYNTH_REQUIRE_DCMTK)
+  find_package(DCMTK REQUIRED CONFIG)
+else()
+  find_package(DCMTK CONFIG QUIET)
+endif()
 # ITK_USE_FILE is included nowhere (it would register IO factories and add
 # ITK's include dirs for every target of a directory): medsynth_volume sets
 # its ImageIO explicitly and uses ITK_INCLUDE_DIRS privately

@@ -5,6 +5,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/case_listing.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ct_phantom.cpp
   ${CMAKE_CURRENT_LIST_DIR}/intensity_transforms.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/label_dicom_codes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/label_preparation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/label_vocabulary.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_batch_source.cpp
@@ -22,7 +23,7 @@ target_sources(medsynth_engine PRIVATE
 
 # The label vocabularies of resources/labels/ compiled in (label_vocabulary.cpp):
 # CMake configures again when a table changes.
-foreach(table maisi-ct totalsegmentator vista3d)
+foreach(table maisi-ct maisi-ct-dicom totalsegmentator vista3d)
   set(file ${PROJECT_SOURCE_DIR}/resources/labels/${table}.json)
   string(TOUPPER ${table} name)
   string(REPLACE "-" "_" name ${name})

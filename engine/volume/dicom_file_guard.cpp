@@ -326,6 +326,8 @@ void Walker::note_value(const Element& e) {
     if (!(in >> frames) || frames < 1) fail("NumberOfFrames \"" + text + "\" is not a positive number");
     info_.frames = static_cast<std::uint64_t>(frames);
   } else if (e.is(0x0020, 0x000E)) info_.series_uid = read_string(e);
+  else if (e.is(0x0008, 0x0060))
+    info_.modality = read_string(e);
   else if (e.is(0x0020, 0x0032)) info_.position = parse_numbers<3>(read_string(e));
   else if (e.is(0x0020, 0x0037)) info_.orientation = parse_numbers<6>(read_string(e));
   else if (e.is(0x0020, 0x0013)) {
@@ -342,8 +344,11 @@ void Walker::check_image() {
   if (info_.rows == 0 || info_.columns == 0)
     fail("has pixel data but Rows x Columns is " + std::to_string(info_.rows) + "x" + std::to_string(info_.columns));
   const auto bits = info_.bits_allocated;
-  if (bits != 8 && bits != 16 && bits != 32)
-    fail("BitsAllocated " + std::to_string(bits) + " is not supported (8, 16 or 32)");
+  // A binary segmentation (DICOM-SEG) packs its frames one bit per pixel; the
+  // series reader skips it, write_dicom_seg's reader needs it to pass.
+  const bool binary_seg = bits == 1 && info_.modality == "SEG";
+  if (bits != 8 && bits != 16 && bits != 32 && !binary_seg)
+    fail("BitsAllocated " + std::to_string(bits) + " is not supported (8, 16 or 32; 1 in a segmentation)");
   if (info_.samples_per_pixel < 1 || info_.samples_per_pixel > 4)
     fail("SamplesPerPixel " + std::to_string(info_.samples_per_pixel) + " is not 1..4");
   std::uint64_t voxels = 0;
@@ -354,7 +359,9 @@ void Walker::check_image() {
                                     "x" + std::to_string(info_.frames) + " voxels, over the cap of " +
                                     std::to_string(options_.max_voxels));
   if (info_.encapsulated) return;  // compressed: the decoder checks the length
-  if (__builtin_mul_overflow(voxels, std::uint64_t{info_.samples_per_pixel} * (bits / 8), &bytes))
+  if (binary_seg)
+    bytes = (voxels + 7) / 8;
+  else if (__builtin_mul_overflow(voxels, std::uint64_t{info_.samples_per_pixel} * (bits / 8), &bytes))
     fail("pixel data size overflows");
   if (pixel_length_ < bytes)
     fail("truncated pixel data: holds " + std::to_string(pixel_length_) + " of " + std::to_string(bytes) + " bytes");

@@ -9,7 +9,7 @@
 // past the end of the file or of their parent, sequences nested deeper than
 // 32, a missing or bad meta header after "DICM", the deflated transfer syntax
 // (which cannot be walked without inflating), BitsAllocated other than 8, 16
-// or 32, Rows/Columns of 0, native pixel data shorter than
+// or 32 (1 in a segmentation, Modality SEG), Rows/Columns of 0, native pixel data shorter than
 // Rows x Columns x SamplesPerPixel x BitsAllocated/8 x NumberOfFrames, and
 // images over the voxel cap.
 // Not covered: the bitstream inside compressed (encapsulated) pixel data.
@@ -31,6 +31,7 @@ struct DicomFileInfo {
   std::string path;
   std::string transfer_syntax;      // (0002,0010)
   std::string series_uid;           // (0020,000E), "" if absent
+  std::string modality;             // (0008,0060): "SEG" for a segmentation, which is no image to read
   bool has_pixels = false;          // (7FE0,0010) present: an image, not e.g. a report
   bool encapsulated = false;        // compressed pixel data (fragments)
   std::uint32_t rows = 0;           // (0028,0010)

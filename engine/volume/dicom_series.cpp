@@ -60,7 +60,9 @@ DicomSeriesSelection select_dicom_series(const std::string& folder, const Volume
   std::map<std::string, std::vector<DicomFileInfo>> series;  // ordered: the smallest UID is first
   for (const auto& path : paths) {
     auto info = check_dicom_file(path, options);
-    if (info && info->has_pixels) series[info->series_uid].push_back(std::move(*info));
+    // A segmentation beside its image series (a PACS export, export-dicom
+    // --label) has pixels too, but is not a slice of any volume.
+    if (info && info->has_pixels && info->modality != "SEG") series[info->series_uid].push_back(std::move(*info));
   }
   if (series.empty())
     throw DataError(folder, "no DICOM series found in this folder (" + std::to_string(paths.size()) +

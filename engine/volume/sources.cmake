@@ -8,6 +8,7 @@ target_sources(medsynth_volume PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/channel_volume_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dicom_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dicom_file_guard.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/dicom_seg_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dicom_series.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_channel_volume_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_dicom_export.cpp
@@ -26,3 +27,10 @@ target_sources(medsynth_volume PRIVATE
 # ITK_INCLUDE_DIRS; the ITKGDCM module names them and its libraries.
 target_include_directories(medsynth_volume SYSTEM PRIVATE ${ITK_INCLUDE_DIRS} ${ITKGDCM_INCLUDE_DIRS})
 target_link_libraries(medsynth_volume PRIVATE ${ITK_LIBRARIES} ${ITKGDCM_LIBRARIES})
+# DCMTK is PRIVATE to the one file that writes DICOM-SEG objects.
+if(DCMTK_FOUND)
+  target_sources(medsynth_volume PRIVATE ${CMAKE_CURRENT_LIST_DIR}/dcmtk_seg_writer.cpp)
+  target_link_libraries(medsynth_volume PRIVATE DCMTK::dcmseg)
+else()
+  target_sources(medsynth_volume PRIVATE ${CMAKE_CURRENT_LIST_DIR}/dcmtk_seg_unavailable.cpp)
+endif()

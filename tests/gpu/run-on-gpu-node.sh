@@ -148,7 +148,7 @@ stage_build() {
   # compiler searches only under its own /usr/include: name the unpacked one.
   # shellcheck disable=SC2086
   MEDSYNTH_CONSOLE=off MEDSYNTH_BUILD_DIR="$build" MEDSYNTH_JOBS="$jobs" \
-    MEDSYNTH_CMAKE_ARGS="-DMEDSYNTH_TORCH_PYTHON=$python -DCMAKE_PREFIX_PATH=$root/usr -DCMAKE_CXX_STANDARD_INCLUDE_DIRECTORIES=$root/usr/include/x86_64-linux-gnu ${MEDSYNTH_NODE_CMAKE_ARGS:-}" \
+    MEDSYNTH_CMAKE_ARGS="-DMEDSYNTH_TORCH_PYTHON=$python -DCMAKE_PREFIX_PATH=$root/usr -DCMAKE_CXX_STANDARD_INCLUDE_DIRECTORIES=$root/usr/include/x86_64-linux-gnu -DMEDSYNTH_REQUIRE_DCMTK=OFF ${MEDSYNTH_NODE_CMAKE_ARGS:-}" \
     installer/build.sh $targets >"$out/build.log" 2>&1 || status=$?
   grep -E "LibTorch|ITK|error|FAILED" "$out/build.log" | head -40
   if [ $status -ne 0 ]; then

@@ -5,37 +5,11 @@
 #include <cmath>
 
 #include "core/volume_file_names.hpp"
+#include "volume/label_palette.hpp"
 
 namespace medsynth::ui {
 
 namespace {
-
-// Slots 1..12: saturated colours that stay distinct from each other and from
-// grey levels; the order puts the most common organ labels of a small label
-// map on clearly different hues.
-constexpr std::array<Rgb, 12> k_label_palette{{
-    {0.90, 0.10, 0.10},  // 1 red
-    {0.10, 0.75, 0.20},  // 2 green
-    {0.15, 0.40, 1.00},  // 3 blue
-    {1.00, 0.85, 0.10},  // 4 yellow
-    {0.85, 0.20, 0.85},  // 5 magenta
-    {0.10, 0.85, 0.85},  // 6 cyan
-    {1.00, 0.55, 0.10},  // 7 orange
-    {0.55, 0.30, 0.95},  // 8 violet
-    {0.60, 0.90, 0.25},  // 9 lime
-    {0.95, 0.45, 0.60},  // 10 pink
-    {0.55, 0.35, 0.15},  // 11 brown
-    {0.20, 0.55, 0.55},  // 12 teal
-}};
-
-Rgb hsl_to_rgb(double h, double s, double l) {
-  const auto channel = [&](double n) {
-    const double k = std::fmod(n + h * 12.0, 12.0);
-    const double a = s * std::min(l, 1.0 - l);
-    return l - a * std::max(-1.0, std::min({k - 3.0, 9.0 - k, 1.0}));
-  };
-  return {channel(0.0), channel(8.0), channel(4.0)};
-}
 
 bool close(double a, double b, double tolerance) { return std::abs(a - b) <= tolerance; }
 
@@ -45,20 +19,11 @@ QString triple(const std::array<double, 3>& v) {
 
 }  // namespace
 
-std::uint8_t label_slot(float value) {
-  if (!std::isfinite(value)) return 0;
-  const double rounded = std::nearbyint(static_cast<double>(value));
-  if (rounded <= 0.0) return 0;
-  const auto v = static_cast<std::uint64_t>(std::min(rounded, 1e18));
-  return static_cast<std::uint8_t>(1 + (v - 1) % (k_label_slots - 1));
-}
+std::uint8_t label_slot(float value) { return label_palette_slot(value); }
 
 Rgb label_color(int slot) {
-  if (slot <= 0 || slot >= k_label_slots) return {0.0, 0.0, 0.0};
-  if (slot <= static_cast<int>(k_label_palette.size())) return k_label_palette[static_cast<std::size_t>(slot - 1)];
-  constexpr double golden = 0.618033988749895;
-  const double hue = std::fmod(0.03 + slot * golden, 1.0);
-  return hsl_to_rgb(hue, 0.85, slot % 2 == 0 ? 0.50 : 0.62);
+  const LabelColour c = label_palette_colour(slot);
+  return {c[0], c[1], c[2]};
 }
 
 QString label_grid_mismatch(const Volume& image, const Volume& label, const QString& image_name,

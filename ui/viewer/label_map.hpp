@@ -1,10 +1,8 @@
 // Pure rules of the viewer's label overlay (issue 17.5), kept free of VTK and
 // widgets so that unit tests check them without a display:
-//  - the fixed colour table: label 0 is transparent; labels 1..12 take the
-//    hand-picked colours of k_label_palette (distinct on a grey CT, red first);
-//    13..255 follow a golden-angle hue walk (full saturation, alternating
-//    lightness); values above 255 repeat 1..255; negative values count as 0;
-//    non-integer voxels are rounded to the nearest integer;
+//  - the fixed colour table, as Qt-side types: volume/label_palette.hpp holds
+//    it, shared with the DICOM-SEG export (label 0 transparent, 1..12
+//    hand-picked, then a golden-angle hue walk);
 //  - the grid check: a label map is drawn on the image's own voxel grid, so
 //    both must have the same size, spacing, origin and direction;
 //  - the pairing rule of generated samples: X_image.nii.gz beside X_label.nii.gz
@@ -17,12 +15,13 @@
 #include <QString>
 
 #include "ui/viewer/colormap.hpp"
+#include "volume/label_palette.hpp"
 #include "volume/volume.hpp"
 
 namespace medsynth::ui {
 
 // Colour-table slots: 0 (transparent) and 1..255.
-constexpr int k_label_slots = 256;
+constexpr int k_label_slots = k_label_palette_slots;
 
 // The slot a voxel value is drawn with (0..255; 0 = transparent).
 std::uint8_t label_slot(float value);

@@ -23,3 +23,9 @@ medsynth_add_test(NAME data_label_preparation_test
   LIBS medsynth_engine
   LABELS unit)
 add_dependencies(data_label_preparation_test medsynth-engine)
+# Issue 39 item 4: MAISI classes as DICOM-SEG segments, and the export verbs.
+medsynth_add_test(NAME data_label_dicom_export_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/label_dicom_export_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
+add_dependencies(data_label_dicom_export_test medsynth-engine)

@@ -15,3 +15,12 @@ medsynth_add_test(NAME medsynth_volume_tests
   LABELS unit)
 target_include_directories(medsynth_volume_tests SYSTEM PRIVATE ${ITK_INCLUDE_DIRS})
 medsynth_warnings(medsynth_volume_tests)
+
+# The DICOM-SEG export, read back with DCMTK's own SEG reader (dcmseg).
+if(DCMTK_FOUND)
+  medsynth_add_test(NAME medsynth_dicom_seg_tests
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/dicom_seg_export_test.cpp
+    LIBS medsynth_volume DCMTK::dcmseg
+    LABELS unit)
+  medsynth_warnings(medsynth_dicom_seg_tests)
+endif()
