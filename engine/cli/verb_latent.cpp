@@ -23,6 +23,7 @@
 #include "diffusion/encode_stage.hpp"
 #include "data/volume_dataset.hpp"
 #include "diffusion/generate_stage.hpp"
+#include "eval/organ_quality_check.hpp"
 #include "diffusion/translation_task.hpp"
 #include "events/progress_lines.hpp"
 #include "run/run_directory.hpp"
@@ -96,9 +97,9 @@ Action add_encode_verb(CLI::App& app) {
 
 Action add_generate_verb(CLI::App& app) {
   struct Args {
-    std::string run_dir, output_dir, label, data;
+    std::string run_dir, output_dir, label, data, quality_check;
     std::vector<std::string> overrides;
-    int num_images = -1;
+    int num_images = -1, quality_tries = 2;
     std::int64_t base_seed = -1;
     bool json = false;
   };
@@ -113,6 +114,14 @@ Action add_generate_verb(CLI::App& app) {
                   "A label map that steers the run's ControlNet (MAISI image-from-mask): the images take its grid and are written "
                   "as sample_seed{S}_rank{R}_image.nii.gz beside a copy of it, ..._label.nii.gz")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--quality-check", args->quality_check,
+                  "With --label: judge each image's organ median HU against this statistics file (the layout of "
+                  "NV-Generate's image_median_statistics_ct.json) and sample a failing image again with the next seed; "
+                  "the tries are written beside it as ..._quality.json")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--quality-tries", args->quality_tries,
+                  "Tries per image under --quality-check, the first included (default 2, NV-Generate's)")
+      ->check(CLI::Range(1, 100));
   cmd->add_option("--data", args->data,
                   "task: translation run: the cases to translate (a folder of case folders or a datalist JSON; "
                   "default: the job's data), written as OUTPUT/<case>/<case>-<target>.nii.gz");
@@ -154,6 +163,11 @@ Action add_generate_verb(CLI::App& app) {
                                              "ControlNet checkpoint (import-maisi of a folder with one)");
       o.controlnet_network_config =
           require_file(run.stage(k_controlnet_stage).network_config_file(), "ControlNet network config");
+    }
+    if (!args->quality_check.empty()) {
+      o.quality_statistics = std::make_shared<OrganStatistics>(read_organ_statistics(args->quality_check));
+      o.quality_max_tries = args->quality_tries;
+      o.on_note = [](const std::string& line) { std::cerr << "generate: " << line << std::endl; };
     }
     o.dist = dist.get();
     const int rank = dist ? dist->rank() : 0, world = dist ? dist->world_size() : 1;

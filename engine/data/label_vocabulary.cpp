@@ -86,6 +86,16 @@ const std::map<int, std::string>& maisi_ct_classes() {
   return classes;
 }
 
+const std::map<std::string, std::vector<int>>& maisi_ct_organ_groups() {
+  static const std::map<std::string, std::vector<int>> groups = [] {
+    std::map<std::string, std::vector<int>> out;
+    const Json table = builtin(label_tables::maisi_ct);  // named: a range-for over a temporary's member dangles
+    for (const auto& [name, ids] : table.at("organ_groups").items()) out[name] = ids.get<std::vector<int>>();
+    return out;
+  }();
+  return groups;
+}
+
 LabelMapping label_mapping(const std::string& from) {
   if (from == "totalsegmentator") return builtin_mapping(label_tables::totalsegmentator);
   if (from == "vista3d") return builtin_mapping(label_tables::vista3d);

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace medsynth {
 
@@ -13,6 +14,10 @@ inline constexpr int k_maisi_body_label = 200;
 
 // MAISI CT's class names by id (its dummy ids absent).
 const std::map<int, std::string>& maisi_ct_classes();
+
+// The organ groups NV-Generate's quality check judges, each with its MAISI CT
+// classes ("kidney": 5 and 14, "bone": vertebrae, ribs, long bones, skull ...).
+const std::map<std::string, std::vector<int>>& maisi_ct_organ_groups();
 
 struct LabelMapping {
   std::string source;  // what the table maps from ("TotalSegmentator v2, ...", or the user's file)

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include "config/job_enums.hpp"
@@ -17,11 +18,13 @@
 #include "diffusion/latent_autoencoder.hpp"
 #include "diffusion/latent_files.hpp"
 #include "dist/process_group.hpp"
+#include "eval/organ_quality_check.hpp"
 #include "events/run_logger.hpp"
 #include "state/device_choice.hpp"
 #include "diffusion/ldm_task.hpp"
 #include "state/tensor_file.hpp"
 #include "state/training_state.hpp"
+#include "volume/atomic_file.hpp"
 #include "volume/nifti_extension.hpp"
 #include "volume/volume_io.hpp"
 
@@ -32,6 +35,11 @@ namespace medsynth {
 std::string generated_image_name(std::int64_t base_seed, int image, int world, bool paired) {
   const std::string stem = "seed" + std::to_string(base_seed + image) + "_rank" + std::to_string(image % world);
   return paired ? "sample_" + stem + "_image.nii.gz" : "image_" + stem + ".nii.gz";
+}
+
+std::string quality_report_path(const std::string& image_path) {
+  const std::string label = paired_label_path(image_path);  // refuses a name that is no pair's image
+  return label.substr(0, label.size() - std::string("_label.nii.gz").size()) + "_quality.json";
 }
 
 std::string paired_label_path(const std::string& image_path) {
@@ -152,7 +160,14 @@ class ImageMaker {
         device_(device),
         task_(job),
         first_stage_(load_first_stage(job, o.autoencoder_checkpoint, device)),
-        on_progress_(o.on_progress) {
+        on_progress_(o.on_progress),
+        quality_(o.quality_statistics),
+        quality_max_tries_(o.quality_max_tries),
+        seed_stride_(std::max<std::int64_t>(1, static_cast<std::int64_t>(planned_images(job, "", world, true).size()))),
+        on_note_(o.on_note) {
+    if (quality_ && o.label.empty())
+      throw UsageError("--quality-check: the organs to judge are a label map's; give --label");
+    if (quality_max_tries_ < 1) throw UsageError("--quality-tries: must be at least 1");
     TensorFile file = read_tensor_file(o.unet_checkpoint);
     restore_weights(task_.modules(), file, o.unet_checkpoint, /*prefer_ema=*/true);
     task_.to(device);
@@ -191,33 +206,35 @@ class ImageMaker {
   void make(GeneratedImage& p) {
     at::NoGradGuard no_grad;
     const auto started = std::chrono::steady_clock::now();
-    const std::string image_name = "image seed " + std::to_string(p.seed);
-    const auto report = [this](const std::string& phase) {
-      return [this, phase](std::int64_t done, std::int64_t total) {
-        if (on_progress_) on_progress_(phase, done, total);
-        return true;
-      };
-    };
-    auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, p.seed, inputs_, device_,
-                           guidance_ ? &*guidance_ : nullptr, job_.generate.guidance_scale,
-                           report(image_name + ": sampling"));
-    const TileBlending blending{job_.generate.decode_overlap, job_.generate.decode_blend == "gaussian"};
-    const auto decoding = report(image_name + ": decoding");
-    auto image = first_stage_.decode_tiled(z / scale_, job_.generate.decode_tile, blending,
-                                           [&decoding](int done, int total) { return decoding(done, total); });
-    // A NaN or infinite voxel is no image (our own reader refuses such a
-    // file): say so instead of writing it (issue 37: NaN weights imported,
-    // then an all-NaN volume written with exit 0).
-    if (const auto bad = (~image.isfinite()).sum().item<std::int64_t>(); bad > 0)
-      throw RuntimeError(p.path + ": not written: " + std::to_string(bad) + " of " + std::to_string(image.numel()) +
-                         " voxels came out NaN or infinite (non-finite weights or latents; check the checkpoints that made it)");
+    std::int64_t seed = p.seed;
+    Volume volume = sample(p, seed);
+    if (quality_) {
+      std::vector<OrganQualityTry> tries;
+      for (int attempt = 1;; ++attempt) {
+        tries.push_back({seed, check_organ_intensities(volume, label_, *quality_, provenance_.label)});
+        if (tries.back().report.passed() || attempt >= quality_max_tries_) break;
+        const std::int64_t next = seed + seed_stride_;
+        note("image seed " + std::to_string(p.seed) + ": quality check failed with seed " + std::to_string(seed) +
+             ": " + tries.back().report.failures() + "; sampling again with seed " + std::to_string(next) + " (try " +
+             std::to_string(attempt + 1) + " of " + std::to_string(quality_max_tries_) + ")");
+        seed = next;
+        volume = sample(p, seed);
+      }
+      const bool passed = tries.back().report.passed();
+      note("image seed " + std::to_string(p.seed) + ": quality check " +
+           (passed ? "passed with seed " + std::to_string(seed) + " (try " + std::to_string(tries.size()) + ")"
+                   : "failed on all " + std::to_string(tries.size()) + " tries: " + tries.back().report.failures() +
+                         "; the last image is kept, its report says so"));
+      const std::string report = organ_quality_json(tries, fs::path(p.path).filename().string(), quality_->source);
+      write_file_atomically(quality_report_path(p.path), ".json",
+                            [&report](const std::string& temp) { std::ofstream(temp) << report << "\n"; });
+    }
     GenerationProvenance provenance = provenance_;
-    provenance.seed = p.seed;
+    provenance.seed = seed;  // the seed that made this image: regenerate makes it again from it
     provenance.rank = p.rank;
     provenance.threads = at::get_num_threads();
     // Complete (voxels and provenance) before it has its name: generate skips existing files.
     const std::string partial = p.path.substr(0, p.path.size() - std::string(".nii.gz").size()) + ".partial.nii.gz";
-    Volume volume = to_output_volume(image, job_);
     if (guidance_) {
       // On the label's grid, so that the pair overlays in any viewer; the
       // label is written first: the image's name is what marks a pair done.
@@ -232,6 +249,36 @@ class ImageMaker {
   }
 
  private:
+  // Samples and decodes the image of `seed` (the slot p.seed names the file and the progress).
+  Volume sample(const GeneratedImage& p, std::int64_t seed) {
+    const std::string image_name = "image seed " + std::to_string(p.seed);
+    const auto report = [this](const std::string& phase) {
+      return [this, phase](std::int64_t done, std::int64_t total) {
+        if (on_progress_) on_progress_(phase, done, total);
+        return true;
+      };
+    };
+    auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, seed, inputs_, device_,
+                           guidance_ ? &*guidance_ : nullptr, job_.generate.guidance_scale,
+                           report(image_name + ": sampling"));
+    const TileBlending blending{job_.generate.decode_overlap, job_.generate.decode_blend == "gaussian"};
+    const auto decoding = report(image_name + ": decoding");
+    auto image = first_stage_.decode_tiled(z / scale_, job_.generate.decode_tile, blending,
+                                           [&decoding](int done, int total) { return decoding(done, total); });
+    // A NaN or infinite voxel is no image (our own reader refuses such a
+    // file): say so instead of writing it (issue 37: NaN weights imported,
+    // then an all-NaN volume written with exit 0).
+    if (const auto bad = (~image.isfinite()).sum().item<std::int64_t>(); bad > 0)
+      throw RuntimeError(
+          p.path + ": not written: " + std::to_string(bad) + " of " + std::to_string(image.numel()) +
+          " voxels came out NaN or infinite (non-finite weights or latents; check the checkpoints that made it)");
+    return to_output_volume(image, job_);
+  }
+
+  void note(const std::string& line) const {
+    if (on_note_) on_note_(line);
+  }
+
   const JobSpec& job_;
   c10::Device device_;
   LdmTask task_;
@@ -243,6 +290,10 @@ class ImageMaker {
   Volume label_;
   std::optional<ControlNetGuidance> guidance_;
   GenerationProvenance provenance_;
+  std::shared_ptr<const OrganStatistics> quality_;
+  int quality_max_tries_ = 2;
+  std::int64_t seed_stride_ = 1;
+  std::function<void(const std::string&)> on_note_;
 };
 
 }  // namespace

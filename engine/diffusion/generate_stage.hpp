@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <string_view>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ class DiffusionModelUNetImpl;
 class DiffusionScheduler;
 class DistContext;
 class RunLogger;
+struct OrganStatistics;
 
 struct GeneratedImage {
   std::string path;
@@ -57,7 +59,20 @@ struct GenerateOptions {
   // seed 7: sampling" 12/30; "image seed 7: decoding" 40/343). At MAISI size
   // one image is minutes on a GPU and hours on a CPU (issue 38).
   std::function<void(std::string_view phase, std::int64_t done, std::int64_t total)> on_progress;
+  // generate --label --quality-check (issue 39): each image's organ medians
+  // are judged as NV-Generate's quality check does (eval/organ_quality_check);
+  // a failing image is sampled again with the next seed of its own sequence,
+  // S + k x (images of the run) for try k + 1, so no two images share a seed,
+  // until it passes or quality_max_tries tries are spent (the last is kept).
+  // The tries are written beside the image (..._quality.json) and the seed
+  // that made it is its provenance's.
+  std::shared_ptr<const OrganStatistics> quality_statistics;
+  int quality_max_tries = 2;                             // NV-Generate's max_try_time
+  std::function<void(const std::string& line)> on_note;  // a failed check and what is done about it
 };
+
+// "sample_seed7_rank0_image.nii.gz" -> "sample_seed7_rank0_quality.json".
+std::string quality_report_path(const std::string& image_path);
 
 // The file name of image k (0-based) under a world of `world` ranks; with a
 // label map (`paired`), the image's half of an image/label pair.

@@ -7,4 +7,5 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/intensity_checks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/label_hu_check.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memorization_audit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/organ_quality_check.cpp
   ${CMAKE_CURRENT_LIST_DIR}/parallel_map.cpp)

@@ -72,3 +72,10 @@ medsynth_add_test(NAME diffusion_ldm_on_vqgan_test
   PROCESSORS 2)
 add_dependencies(diffusion_ldm_on_vqgan_test medsynth-engine)
 target_compile_definitions(diffusion_ldm_on_vqgan_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# Issue 39 item 3: generate --quality-check regenerates an image whose organ is out of range.
+medsynth_add_test(NAME diffusion_generate_quality_check_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/generate_quality_check_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)
+add_dependencies(diffusion_generate_quality_check_test medsynth-engine)
+target_compile_definitions(diffusion_generate_quality_check_test PRIVATE MEDSYNTH_DIFFUSION_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")

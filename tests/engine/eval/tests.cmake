@@ -12,3 +12,8 @@ medsynth_add_test(NAME eval_feature_network_test
   LIBS medsynth_engine
   LABELS unit)
 target_compile_definitions(eval_feature_network_test PRIVATE MEDSYNTH_EVAL_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+# Issue 39 item 3: NV-Generate's per-organ median HU check.
+medsynth_add_test(NAME eval_organ_quality_check_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/organ_quality_check_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)
