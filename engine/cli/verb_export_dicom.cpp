@@ -21,6 +21,7 @@
 #include "core/remove_tree.hpp"
 #include "data/label_dicom_codes.hpp"
 #include "diffusion/volume_provenance.hpp"
+#include "events/progress_lines.hpp"
 #include "volume/dicom_export.hpp"
 #include "volume/dicom_seg_export.hpp"
 #include "volume/volume_io.hpp"
@@ -87,6 +88,10 @@ Action add_export_dicom_verb(CLI::App& app) {
       check_label_grid(volume, *label, a->volume, a->label);
       seg = seg_options(*label, a->label);
     }
+    ProgressLines progress({.prefix = "export-dicom"});
+    a->options.on_slice_written = [&progress](std::size_t done, std::size_t total) {
+      progress.report("slices written", static_cast<std::int64_t>(done), static_cast<std::int64_t>(total));
+    };
     write_dicom_series(volume, a->options, a->out_dir);
     std::cout << a->out_dir << "\n";
     if (label) {

@@ -23,6 +23,9 @@ Action add_import_maisi_verb(CLI::App& app) {
   cmd->add_option("--diffusion", o->diffusion, "Default: environment_<model>.json's trained_diffusion_path");
   cmd->add_option("--controlnet", o->controlnet, "Default: environment_<model>.json's trained_controlnet_path, when present");
   return [o] {
+    o->on_step = [](const std::string& step, int done, int total) {
+      std::cerr << "import-maisi: " << done << "/" << total << " " << step << std::endl;
+    };
     const MaisiImportResult r = import_maisi(*o);
     std::cout << r.run_dir << "\n";
     for (const auto& note : r.notes) std::cerr << "import-maisi: note: " << note << "\n";

@@ -140,7 +140,8 @@ void refuse_non_finite(torch::nn::Module& network, const std::string& file) {
 
 void write_imported_run(const fs::path& tmp, const JobSpec& job, const MaisiNetworkConfig& config,
                         const WeightFiles& files, const std::string& network, AutoencoderKLImpl& autoencoder,
-                        DiffusionModelUNetImpl& unet, MaisiImportResult& result);
+                        DiffusionModelUNetImpl& unet, MaisiImportResult& result,
+                        const std::function<void()>& reading_controlnet);
 
 JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& config, std::vector<std::string>& notes) {
   JobSpec job;
@@ -216,10 +217,18 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
   // asked for 464 GB).
   refuse_network_larger_than_memory(estimated_parameters(job.model.autoencoder), network, "autoencoder_def");
   refuse_network_larger_than_memory(estimated_parameters(job.model.diffusion_unet), network, "diffusion_unet_def");
+  const bool with_controlnet = !files.controlnet.empty() && config.controlnet;
+  const int steps = with_controlnet ? 4 : 3;
+  int step = 0;
+  const auto report = [&](const std::string& what) {
+    if (o.on_step) o.on_step(what, ++step, steps);
+  };
+  report("reading the autoencoder's weights (" + files.autoencoder + ")");
   AutoencoderKL autoencoder(job.model.autoencoder);
   load_state_dict_strict(*autoencoder, state_dict_of(read_torch_file(files.autoencoder), files.autoencoder), files.autoencoder);
   refuse_non_finite(*autoencoder, files.autoencoder);
   auto unet_options = job.model.diffusion_unet;
+  report("reading the diffusion UNet's weights (" + files.diffusion + ")");
   DiffusionModelUNet unet(unet_options);
   const PickleValue diffusion_file = read_torch_file(files.diffusion);
   load_state_dict_strict(*unet, state_dict_of(diffusion_file, files.diffusion), files.diffusion);
@@ -238,7 +247,9 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
   const fs::path tmp = final_dir.parent_path() / ("." + final_dir.filename().string() + ".importing");
   remove_tree(tmp);
   try {
-    write_imported_run(tmp, job, config, files, network, *autoencoder, *unet, result);
+    report("writing the run's checkpoints (" + final_dir.string() + ")");
+    write_imported_run(tmp, job, config, files, network, *autoencoder, *unet, result,
+                       [&] { report("reading the ControlNet's weights (" + files.controlnet + ")"); });
     fs::rename(tmp, final_dir);
   } catch (...) {
     // Real MAISI weights are gigabytes: a failed import takes its folder with it.
@@ -254,7 +265,8 @@ namespace {
 
 void write_imported_run(const fs::path& tmp, const JobSpec& job, const MaisiNetworkConfig& config,
                         const WeightFiles& files, const std::string& network, AutoencoderKLImpl& autoencoder,
-                        DiffusionModelUNetImpl& unet, MaisiImportResult& result) {
+                        DiffusionModelUNetImpl& unet, MaisiImportResult& result,
+                        const std::function<void()>& reading_controlnet) {
   const RunDirectory run{tmp.string()};
   const RunDirectory autoencoder_stage = run.stage(k_autoencoder_stage), diffusion_stage = run.stage(k_diffusion_stage);
   fs::create_directories(autoencoder_stage.checkpoints_dir());
@@ -262,6 +274,7 @@ void write_imported_run(const fs::path& tmp, const JobSpec& job, const MaisiNetw
   write_tensor_file(autoencoder_stage.last_checkpoint(), checkpoint_of(autoencoder, "autoencoder", files.autoencoder));
   write_tensor_file(diffusion_stage.last_checkpoint(), checkpoint_of(unet, "unet", files.diffusion));
   if (!files.controlnet.empty() && config.controlnet) {
+    reading_controlnet();
     ControlNetMaisi controlnet(*config.controlnet);
     load_state_dict_strict(*controlnet, state_dict_of(read_torch_file(files.controlnet), files.controlnet), files.controlnet);
     refuse_non_finite(*controlnet, files.controlnet);

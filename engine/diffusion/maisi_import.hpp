@@ -12,6 +12,7 @@
 // directory appears whole or not at all (written aside, then renamed).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct MaisiImportOptions {
   std::string diffusion;       // default: trained_diffusion_path, else models/diff_unet_3d_<model>.pt
   std::string controlnet;      // default: trained_controlnet_path, else models/controlnet_3d_<model>.pt when present
   std::string out;             // the run directory to create; must not exist
+  // Before each step ("reading the autoencoder's weights (FILE)", done of
+  // total steps): real MAISI weights are gigabytes, read, checked and written
+  // again; import-maisi shows that it moves (issue 38).
+  std::function<void(const std::string& step, int done, int total)> on_step;
 
   // Throws UsageError naming the bad option.
   void validate() const;

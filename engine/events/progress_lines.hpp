@@ -1,5 +1,5 @@
 // Progress of a long command that is not training (evaluate, encode,
-// import-maisi, export-dicom), as plain lines on stderr: the first and the
+// generate, export-dicom), as plain lines on stderr: the first and the
 // last step of each phase and at most one line every `every_s` seconds in
 // between, so a terminal, a pipe and a SLURM log alike show that it moves
 // (issue 38: these commands printed only at the end; at MAISI size that is

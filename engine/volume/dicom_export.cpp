@@ -299,6 +299,7 @@ void write_dicom_series(const Volume& volume, const DicomExportOptions& options,
       const fs::path file = temp / ("slice_" + number + ".dcm");
       itk_detail::write_dicom_slice(file.string(), slice, slice_tags, patches);
       fsync_or_throw(file, O_RDONLY);
+      if (options.on_slice_written) options.on_slice_written(k + 1, nz);
     }
     fsync_or_throw(temp, O_RDONLY | O_DIRECTORY);
     // rename(2) replaces an empty folder atomically and fails on a non-empty one.

@@ -6,6 +6,8 @@
 // tags and why no DICOM-SEG is written for label maps.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 
 #include "volume/volume.hpp"
@@ -28,6 +30,9 @@ struct DicomExportOptions {
   std::string provenance;
   // Names the input in DataError messages (the NIfTI path, typically).
   std::string source = "volume";
+  // After each slice file is written (done of total): at 512^3 the series is
+  // hundreds of files, and export-dicom shows that it moves (issue 38).
+  std::function<void(std::size_t done, std::size_t total)> on_slice_written;
 };
 
 // Throws UsageError naming the first bad field (series_description,

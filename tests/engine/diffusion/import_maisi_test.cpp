@@ -313,6 +313,9 @@ TEST(ImportMaisi, AGeneratedImageExportsAsASyntheticDicomSeriesNamingItsSeed) {
   const fs::path image = dir / "run" / "output" / "image_seed7_rank0.nii.gz";
   r = test::run_process({test::engine_binary(), "export-dicom", image.string(), (dir / "dicom").string()}, dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Issue 38: it says how far it is (the first and last slice at least).
+  EXPECT_NE(r.err.find("export-dicom: slices written 1/32\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("export-dicom: slices written 32/32\n"), std::string::npos) << r.err;
   const Volume nifti = read_volume(image.string()), dicom = read_volume((dir / "dicom").string());
   ASSERT_EQ(dicom.size, nifti.size);
   float worst = 0;
@@ -423,6 +426,22 @@ TEST(ImportMaisi, GenerateJsonReportsEachImageOnTheRunsEventStream) {
 
 namespace medsynth {
 namespace {
+
+// Issue 38: import-maisi names each step as it starts (real weights are
+// gigabytes: reading, checking and writing them takes minutes).
+TEST(ImportMaisi, ImportMaisiNamesEachStepOnStderr) {
+  test::TempDir dir("import-maisi-steps");
+  const auto r = test::run_process(
+      {test::engine_binary(), "import-maisi", (k_data / "maisi_folder").string(), "--out", (dir / "run").string()},
+      dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* step :
+       {"import-maisi: 1/4 reading the autoencoder's weights (",
+        "import-maisi: 2/4 reading the diffusion UNet's weights (", "import-maisi: 3/4 writing the run's checkpoints (",
+        "import-maisi: 4/4 reading the ControlNet's weights ("})
+    EXPECT_NE(r.err.find(step), std::string::npos) << step << " missing from:\n" << r.err;
+  EXPECT_LT(r.err.find("1/4"), r.err.find("4/4"));
+}
 
 // Issue 38: encode says how far it is on stderr, not only at the end (the
 // imported run's autoencoder on a few phantoms).
