@@ -13,6 +13,7 @@
 #include "diffusion/ldm_task.hpp"
 #include "dist/process_group.hpp"
 #include "events/event_writer.hpp"
+#include "events/pipeline_eta.hpp"
 #include "events/run_logger.hpp"
 #include "state/device_choice.hpp"
 #include "state/memory_high_water.hpp"
@@ -83,6 +84,8 @@ struct Pipeline {
   int rank = 0;
   std::unique_ptr<RunLogger> logger;
   std::unique_ptr<EventWriter> events;
+  // The console's ETA over all the training stages, not only the running one.
+  std::shared_ptr<PipelineEta> eta = std::make_shared<PipelineEta>();
 
   int world = 1;
 
@@ -182,7 +185,7 @@ struct Pipeline {
     TrainerOptions o = options;
     o.run = r;
     o.json_stdout = false;
-    o.forward_events = {events.get(), name + "/", step_offset, total_steps};
+    o.forward_events = {events.get(), name + "/", step_offset, total_steps, eta};
     o.resume_from = fs::exists(last) ? last : std::string();
     o.init_weights = o.resume_from.empty() ? init_weights : std::string();
     stage(name, o.resume_from.empty() ? "started" : "resumed", r.root, steps);

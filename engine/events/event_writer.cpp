@@ -10,6 +10,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "events/pipeline_eta.hpp"
 #include "events/tensorboard_writer.hpp"
 #include "events/time_format.hpp"
 
@@ -168,8 +169,14 @@ void EventWriter::progress(std::int64_t step, std::int64_t total_steps, std::int
   j["samples_per_s"] = number_or_null(samples_per_s);
   j["eta_s"] = eta_s ? number_or_null(*eta_s) : Json(nullptr);
   write_line(serialize(j));
-  if (const auto& f = options_.forward; f.to)
-    f.to->progress(f.step_offset + step, std::max(f.total_steps, f.step_offset + total_steps), epoch, epochs, samples_per_s, eta_s);
+  if (const auto& f = options_.forward; f.to) {
+    const std::int64_t pipeline_step = f.step_offset + step,
+                       pipeline_total = std::max(f.total_steps, f.step_offset + total_steps);
+    const auto pipeline_eta = f.eta ? f.eta->remaining_s(pipeline_step, eta_s, total_steps - step,
+                                                         pipeline_total - f.step_offset - total_steps)
+                                    : eta_s;
+    f.to->progress(pipeline_step, pipeline_total, epoch, epochs, samples_per_s, pipeline_eta);
+  }
 }
 
 void EventWriter::metric(std::int64_t step, std::string_view name, double value) {

@@ -24,6 +24,7 @@
 
 namespace medsynth {
 
+class PipelineEta;
 class TensorBoardWriter;
 
 // The schema version written as "v"; bumped only on an incompatible change.
@@ -42,6 +43,8 @@ struct EventForwarding {
   std::string prefix;             // "autoencoder/"
   std::int64_t step_offset = 0;   // steps of the stages before this one
   std::int64_t total_steps = 0;   // all stages' steps
+  // The pipeline's ETA over all its stages (null: the stage's own is forwarded).
+  std::shared_ptr<PipelineEta> eta;
 };
 
 struct EventWriterOptions {

@@ -8,6 +8,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/tensorboard_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/time_format.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event_writer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pipeline_eta.cpp
   ${CMAKE_CURRENT_LIST_DIR}/progress_bar.cpp
   ${CMAKE_CURRENT_LIST_DIR}/progress_lines.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_logger.cpp)

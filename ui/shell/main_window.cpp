@@ -4,7 +4,12 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <algorithm>
+
 #include <QDockWidget>
+#include <QGuiApplication>
+#include <QScreen>
+#include <QScrollArea>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QKeySequence>
@@ -34,6 +39,16 @@ namespace medsynth::ui {
 namespace {
 constexpr int k_error_timeout_ms = 15000;
 constexpr int k_message_timeout_ms = 8000;
+
+QScrollArea* scrolling(QWidget* panel) {
+  auto* area = new QScrollArea;
+  area->setWidget(panel);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  area->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+  return area;
+}
+
 }  // namespace
 
 MainWindow::MainWindow(app::SettingsStore* settings, QWidget* parent) : QMainWindow(parent), settings_(settings) {
@@ -57,7 +72,9 @@ MainWindow::MainWindow(app::SettingsStore* settings, QWidget* parent) : QMainWin
   machine_ = new MachinePanel(this);
   machine_dock_ = new QDockWidget(tr("Machine"), this);
   machine_dock_->setObjectName("machine_dock");
-  machine_dock_->setWidget(machine_);
+  // In a scroll area, so that the dock can be made narrow on a laptop screen
+  // (issue 38: at 1366 px the panel pushed the window past the screen).
+  machine_dock_->setWidget(scrolling(machine_));
   addDockWidget(Qt::RightDockWidgetArea, machine_dock_);
 
   // Clusters: SSH hosts and SLURM clusters to launch on (settings; no secrets).
@@ -67,7 +84,7 @@ MainWindow::MainWindow(app::SettingsStore* settings, QWidget* parent) : QMainWin
   clusters_ = new ClusterPanel(cluster_inventory_.get(), auth_delegate_.get(), this);
   cluster_dock_ = new QDockWidget(tr("Clusters"), this);
   cluster_dock_->setObjectName("cluster_dock");
-  cluster_dock_->setWidget(clusters_);
+  cluster_dock_->setWidget(scrolling(clusters_));
   addDockWidget(Qt::RightDockWidgetArea, cluster_dock_);
   tabifyDockWidget(machine_dock_, cluster_dock_);
   machine_dock_->raise();
@@ -85,7 +102,11 @@ MainWindow::MainWindow(app::SettingsStore* settings, QWidget* parent) : QMainWin
   store_.set_roots(effective_roots());
   if (const QStringList roots = effective_roots(); !roots.isEmpty()) coordinator_->set_runs_dir(roots.front());
 
-  resize(1500, 950);
+  // 1500 x 950, or the screen's free area when it is smaller (a 1366 x 768 laptop).
+  const QRect screen =
+      QGuiApplication::primaryScreen() ? QGuiApplication::primaryScreen()->availableGeometry() : QRect(0, 0, 1500, 950);
+  resize(std::min(1500, screen.width()), std::min(950, screen.height()));
+  if (screen.width() < 1600) resizeDocks({machine_dock_}, {300}, Qt::Horizontal);  // the views keep the rest
   restoreGeometry(settings_->window_geometry());
   restoreState(settings_->window_state());
   update_title();

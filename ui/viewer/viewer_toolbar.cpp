@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSignalBlocker>
+#include <QToolBar>
 #include <QToolButton>
 
 #include "ui/viewer/label_overlay_controls.hpp"
@@ -11,12 +12,33 @@
 namespace medsynth::ui {
 
 namespace {
+
 constexpr int k_custom = -1;  // item data of the "Custom" window entry
+
+// A label and the controls it names, kept together when the toolbar
+// overflows into its menu.
+QWidget* group(QWidget* parent, const QString& label, std::initializer_list<QWidget*> controls) {
+  auto* box = new QWidget(parent);
+  auto* row = new QHBoxLayout(box);
+  row->setContentsMargins(4, 0, 4, 0);
+  if (!label.isEmpty()) row->addWidget(new QLabel(label, box));
+  for (QWidget* c : controls) row->addWidget(c);
+  return box;
 }
+
+}  // namespace
 
 ViewerToolbar::ViewerToolbar(bool volume_rendering, QWidget* parent) : QWidget(parent) {
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
+  // A QToolBar, not a row of widgets: on a narrow window (a 1366 px laptop
+  // with the Machine panel open) what does not fit goes into its overflow
+  // menu instead of widening the window past the screen (issue 38).
+  auto* bar = new QToolBar(this);
+  bar->setObjectName(QStringLiteral("viewer_toolbar"));
+  bar->setFloatable(false);
+  bar->setMovable(false);
+  layout->addWidget(bar);
 
   window_box_ = new QComboBox(this);
   window_box_->setObjectName(QStringLiteral("window_preset"));
@@ -24,47 +46,41 @@ ViewerToolbar::ViewerToolbar(bool volume_rendering, QWidget* parent) : QWidget(p
     window_box_->addItem(QString::fromLatin1(info.name), static_cast<int>(info.preset));
   window_box_->addItem(tr("Custom"), k_custom);
   window_box_->setToolTip(tr("Window/level preset (right-drag in a slice view to adjust)"));
-  layout->addWidget(new QLabel(tr("Window:"), this));
-  layout->addWidget(window_box_);
   window_level_label_ = new QLabel(this);
   window_level_label_->setObjectName(QStringLiteral("window_level_text"));
-  layout->addWidget(window_level_label_);
   modality_label_ = new QLabel(this);
   modality_label_->setObjectName(QStringLiteral("modality_text"));
-  layout->addWidget(modality_label_);
+  bar->addWidget(group(bar, tr("Window:"), {window_box_, window_level_label_, modality_label_}));
 
   colormap_box_ = new QComboBox(this);
   colormap_box_->setObjectName(QStringLiteral("colormap"));
   for (Colormap map : image_colormaps()) colormap_box_->addItem(colormap_name(map), static_cast<int>(map));
-  layout->addWidget(new QLabel(tr("Colours:"), this));
-  layout->addWidget(colormap_box_);
+  bar->addWidget(group(bar, tr("Colours:"), {colormap_box_}));
 
   volume_box_ = new QComboBox(this);
   volume_box_->setObjectName(QStringLiteral("volume_preset"));
   for (VolumePreset preset : volume_presets())
     volume_box_->addItem(volume_preset_name(preset), static_cast<int>(preset));
-  auto* volume_label = new QLabel(tr("3D:"), this);
-  layout->addWidget(volume_label);
-  layout->addWidget(volume_box_);
-  volume_label->setVisible(volume_rendering);
-  volume_box_->setVisible(volume_rendering);
+  bar->addWidget(group(bar, tr("3D:"), {volume_box_}))->setVisible(volume_rendering);
 
   label_controls_ = new LabelOverlayControls(this);
-  layout->addWidget(label_controls_);
+  bar->addWidget(label_controls_);
 
-  layout->addStretch(1);
+  auto* spacer = new QWidget(bar);
+  spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+  bar->addWidget(spacer);
   auto* reset = new QToolButton(this);
   reset->setText(tr("Reset views"));
-  layout->addWidget(reset);
+  bar->addWidget(reset);
   auto* screenshot = new QToolButton(this);
   screenshot->setText(tr("Screenshot…"));
-  layout->addWidget(screenshot);
+  bar->addWidget(screenshot);
   export_dicom_ = new QToolButton(this);
   export_dicom_->setObjectName(QStringLiteral("export_dicom"));
   export_dicom_->setText(tr("Export DICOM…"));
   export_dicom_->setToolTip(tr("Write the volume as a DICOM CT/MR series, marked synthetic"));
   export_dicom_->setEnabled(false);
-  layout->addWidget(export_dicom_);
+  bar->addWidget(export_dicom_);
 
   connect(window_box_, &QComboBox::activated, this, [this](int row) {
     const int value = window_box_->itemData(row).toInt();

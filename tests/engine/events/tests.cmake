@@ -6,6 +6,7 @@ medsynth_add_test(NAME events_test
     ${CMAKE_CURRENT_LIST_DIR}/tensorboard_image_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/event_writer_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/event_schema_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/pipeline_eta_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/progress_bar_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/progress_lines_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/run_logger_test.cpp

@@ -1,0 +1,102 @@
+// Issue 38 item 5: the console fits a 1366 x 768 laptop screen. Under an X
+// server of exactly that size (tests/ui/CMakeLists.txt), the whole
+// MainWindow with a viewer tab open and the Job, Runs and monitor tabs:
+// nothing forces the window past the screen (its minimum size fits, and it
+// opens inside it), the Machine panel stays on screen and can shrink, and
+// every viewer toolbar control is either shown whole or reachable through the
+// toolbar's overflow menu. Saves a picture of the window.
+#include <QDockWidget>
+#include <QGuiApplication>
+#include <QScreen>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QToolBar>
+#include <QToolButton>
+#include <QtTest>
+
+#include "app/settings/settings_store.hpp"
+#include "ui/shell/command_line.hpp"
+#include "ui/shell/main_window.hpp"
+#include "ui/viewer/viewer_toolbar.hpp"
+#include "ui/viewer/volume_viewer_widget.hpp"
+#include "ui_test_support.hpp"
+#include "viewer_test_volumes.hpp"
+
+using namespace medsynth;
+using namespace medsynth::ui;
+
+class TestSmallScreen : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void the_console_fits_1366_by_768() {
+    const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+    if (screen.width() > 1366 || screen.height() > 768)
+      QSKIP(qPrintable(
+          QStringLiteral("needs a 1366x768 screen (run under run_with_xvfb.sh --screen 1366x768x24), got %1x%2")
+              .arg(screen.width())
+              .arg(screen.height())));
+    QTemporaryDir dir;
+    const QString volume = dir.filePath(QStringLiteral("ct.nii.gz"));
+    viewer_test::write_nifti(viewer_test::ct_phantom(), volume);
+    app::SettingsStore settings(dir.filePath(QStringLiteral("settings.ini")));
+    MainWindow window(&settings);
+    CommandLineOptions options;
+    options.open_volumes = {volume};
+    QVERIFY(window.apply_command_line(options));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* viewer = window.findChild<VolumeViewerWidget*>();
+    QVERIFY(viewer);
+    QTRY_VERIFY_WITH_TIMEOUT(viewer->has_volume(), 20000);
+    QTest::qWait(200);
+
+    // Nothing forces the window past the screen.
+    const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+    QVERIFY2(minimum.width() <= screen.width() && minimum.height() <= screen.height(),
+             qPrintable(QStringLiteral("minimum size %1x%2").arg(minimum.width()).arg(minimum.height())));
+    QVERIFY2(
+        window.frameGeometry().width() <= screen.width() && window.frameGeometry().height() <= screen.height(),
+        qPrintable(
+            QStringLiteral("window %1x%2").arg(window.frameGeometry().width()).arg(window.frameGeometry().height())));
+    // Every tab fits too.
+    for (int i = 0; i < window.tabs()->count(); ++i) {
+      window.tabs()->setCurrentIndex(i);
+      QTest::qWait(50);
+      QVERIFY2(window.width() <= screen.width(), qPrintable(window.tabs()->tabText(i)));
+    }
+    window.tabs()->setCurrentIndex(window.tabs()->count() - 1);  // the viewer's tab, opened last
+    QTest::qWait(100);
+
+    // The Machine panel is on screen, and can shrink.
+    auto* machine = window.findChild<QDockWidget*>(QStringLiteral("machine_dock"));
+    QVERIFY(machine && machine->isVisible());
+    const QRect dock = machine->geometry();
+    QVERIFY2(dock.right() < window.width() && dock.width() > 0,
+             qPrintable(QStringLiteral("dock right edge %1 of %2").arg(dock.right()).arg(window.width())));
+    QVERIFY2(machine->minimumSizeHint().width() <= 320,
+             qPrintable(QString::number(machine->minimumSizeHint().width())));
+
+    // Every toolbar control is shown whole or in the overflow menu.
+    auto* toolbar = viewer->findChild<QToolBar*>(QStringLiteral("viewer_toolbar"));
+    QVERIFY2(toolbar, "the viewer's controls are not a QToolBar (no overflow)");
+    const QRect bar = toolbar->rect();
+    bool hidden_any = false;
+    for (QAction* action : toolbar->actions()) {
+      QWidget* w = toolbar->widgetForAction(action);
+      if (!w) continue;
+      const bool whole = w->isVisible() && bar.contains(QRect(w->mapTo(toolbar, QPoint(0, 0)), w->size()));
+      hidden_any = hidden_any || !whole;
+    }
+    auto* overflow = toolbar->findChild<QToolButton*>(QStringLiteral("qt_toolbar_ext_button"));
+    if (hidden_any) QVERIFY2(overflow && overflow->isVisible(), "controls are cut off and there is no overflow button");
+
+    QDir().mkpath(test::output_dir());
+    QString error;
+    QVERIFY2(window.save_screenshot(test::output_dir() + QStringLiteral("/console-1366x768.png"), &error),
+             qPrintable(error));
+  }
+};
+
+QTEST_MAIN(TestSmallScreen)
+#include "test_small_screen.moc"
