@@ -4,7 +4,8 @@
 # only: set here they would add an autogen include folder to every engine
 # target, and the engine's compile lines would differ between the full and
 # the engine-only build (ccache could not share them; installer/test.sh builds both).
-find_package(Qt6 6.4 REQUIRED COMPONENTS Core Concurrent Gui Widgets Charts OpenGL OpenGLWidgets Test)
+# Svg: the run monitor exports charts as SVG (QSvgGenerator; Debian qt6-svg-dev).
+find_package(Qt6 6.4 REQUIRED COMPONENTS Core Concurrent Gui Widgets Charts OpenGL OpenGLWidgets Svg Test)
 
 # Debian's VTK 9.1 names Qt5 in its Qt module: list the components we use
 # explicitly (a bare find_package(VTK) asks for Qt5). VTK::mpi's link interface

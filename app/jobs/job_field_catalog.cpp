@@ -15,6 +15,7 @@
 #include "config/job_fields.hpp"
 #include "config/job_schema.hpp"
 #include "config/job_spec.hpp"
+#include "config/task_catalog.hpp"
 
 namespace medsynth::app {
 
@@ -202,6 +203,15 @@ QList<JobField> launch_option_catalog() {
   restarts.maximum = 100;
   restarts.default_value = 0;
   return {nproc, restarts};
+}
+
+bool job_field_applies(const QString& path, const QString& task, const QString& first_stage) {
+  return task_reads_field(task.toStdString(), path.toStdString(),
+                          first_stage.isEmpty() ? std::string("autoencoder") : first_stage.toStdString());
+}
+
+QString job_field_stage(const QString& path, const QString& task) {
+  return QString::fromStdString(field_stage(task.toStdString(), path.toStdString()));
 }
 
 }  // namespace medsynth::app

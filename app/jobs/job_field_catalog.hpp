@@ -45,6 +45,15 @@ QStringList job_field_groups();
 QList<JobField> job_field_catalog();
 std::optional<JobField> find_job_field(const QString& path);
 
+// Whether a job of `task` reads the field at `path` (an ldm job reads
+// model.vqgan only with ldm.first_stage vqgan): the form shows only these
+// (issue 38: the ldm Model tab offered VQ-GAN and ResNet fields). The rule is
+// the engine's task catalog (config/task_catalog.hpp).
+bool job_field_applies(const QString& path, const QString& task, const QString& first_stage);
+// The stage of a pipeline job a field applies to ("diffusion stage",
+// "autoencoder stage", "every training stage"); "" for a trainer task.
+QString job_field_stage(const QString& path, const QString& task);
+
 // How a job is run (the launcher's command line), next to the job's own fields.
 struct LaunchOptions {
   int nproc_per_node = 1;  // processes on this node (torchrun --nproc_per_node)

@@ -14,6 +14,7 @@
 #include "cli/signals.hpp"
 #include "config/job_loader.hpp"
 #include "cli/train_arguments.hpp"
+#include "cli/self_executable.hpp"
 #include "cli/verbs.hpp"
 #include "core/error.hpp"
 #include "dist/agent.hpp"
@@ -70,13 +71,6 @@ int resolve_nproc(const std::string& text) {
   } catch (const std::exception&) {
   }
   throw UsageError("--nproc-per-node must be a number >= 1, 'gpu', 'cpu' or 'auto' (got '" + text + "')");
-}
-
-std::string self_executable() {
-  char buffer[PATH_MAX] = {};
-  const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
-  if (n <= 0) throw RuntimeError("launcher: cannot find its own executable (/proc/self/exe)");
-  return std::string(buffer, static_cast<std::size_t>(n));
 }
 
 int run_launch(AgentOptions& o) {

@@ -24,13 +24,32 @@ struct TaskTraits {
   bool generates_volumes = false;     // `generate` samples new volumes from its runs
   bool reads_outcome_labels = false;  // trains on per-volume outcomes (time, event), which a folder of images lacks
   bool reads_cases = false;  // reads several contrasts per case (data.channels, data.target); generate translates cases
+  // The task-specific sections of the job it reads, space-separated, among
+  // k_task_specific_sections (data, training, checkpoint, ... are every
+  // task's). The console's job editor shows only these (issue 38).
+  std::string_view sections;
 };
+
+// The job sections only some tasks read ("model.vqgan", "scheduler", ...).
+inline constexpr std::string_view k_task_specific_sections =
+    "model.autoencoder model.discriminator model.vqgan model.resnet model.diffusion_unet loss scheduler ldm generate";
 
 // Every task, in the order messages and docs list them.
 const std::vector<TaskTraits>& task_catalog();
 
 // The entry named `name`; null when there is none.
 const TaskTraits* find_task(std::string_view name);
+
+// Whether a job of `task` reads the field at `path` ("model.vqgan.embedding_dim"):
+// true for the sections every task reads, and for the task's own; an ldm job
+// reads model.vqgan only with ldm.first_stage vqgan. True for an unknown task
+// (nothing is hidden from a job the catalog cannot judge).
+bool task_reads_field(std::string_view task, std::string_view path, std::string_view first_stage = "autoencoder");
+
+// Which stage of a pipeline task a field applies to, for the job editor's
+// labels ("diffusion stage", "autoencoder stage", "every training stage");
+// "" for a trainer task or a field that is not a stage's.
+std::string field_stage(std::string_view task, std::string_view path);
 
 // The names of every task, in catalog order (validation's one_of).
 std::vector<std::string> task_names();

@@ -1,6 +1,7 @@
 // JobEditorWidget: templates, the generated form and its inline messages, the
 // two-way YAML view, the effective batch, and when Launch is allowed.
 #include <QComboBox>
+#include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -217,6 +218,62 @@ class TestJobEditor : public QObject {
     // The picker marks no built-in template as pending any more.
     auto* combo = editor_->template_picker()->findChild<QComboBox*>("template_combo");
     for (int i = 0; i < combo->count(); ++i) QVERIFY2(!combo->itemText(i).contains("pending"), qPrintable(combo->itemText(i)));
+  }
+
+  // Issue 38: the form shows the task's fields only, and a pipeline's fields
+  // say which stage they apply to.
+  void only_the_tasks_fields_are_shown_with_their_stage() {
+    // Shown: its row is visible in its tab's form (another tab's page is
+    // hidden as a whole, so the widget's own visibility would not tell).
+    const auto shown = [&](const QString& path) {
+      FieldEditor* e = editor_->form()->editor(path);
+      auto* layout = e ? qobject_cast<QFormLayout*>(e->parentWidget()->layout()) : nullptr;
+      return layout && layout->isRowVisible(e);
+    };
+    const auto label = [&](const QString& path) {
+      FieldEditor* e = editor_->form()->editor(path);
+      auto* layout = qobject_cast<QFormLayout*>(e->parentWidget()->layout());
+      auto* l = layout ? qobject_cast<QLabel*>(layout->labelForField(e)) : nullptr;
+      return l ? l->text() : QString();
+    };
+    QVERIFY(editor_->load_template("ldm-tiny"));
+    QVERIFY(shown("model.diffusion_unet.channels"));
+    QVERIFY(shown("scheduler.kind"));
+    QVERIFY(!shown("model.vqgan.num_embeddings"));
+    QVERIFY(!shown("model.resnet.depth"));
+    QVERIFY2(label("training.max_steps").contains("diffusion stage"), qPrintable(label("training.max_steps")));
+    QVERIFY2(label("training.lr").contains("every training stage"), qPrintable(label("training.lr")));
+    QVERIFY2(label("ldm.autoencoder_steps").contains("autoencoder stage"), qPrintable(label("ldm.autoencoder_steps")));
+    // With a VQ-GAN first stage its fields come back.
+    QVERIFY(doc_->set_value("ldm.first_stage", QStringLiteral("vqgan")));
+    QVERIFY(shown("model.vqgan.num_embeddings"));
+    // A survival job: ResNet, no diffusion, and no stage labels.
+    QVERIFY(editor_->load_template("survival-tiny"));
+    QVERIFY(shown("model.resnet.depth"));
+    QVERIFY(!shown("model.diffusion_unet.channels"));
+    QVERIFY(!shown("loss.kl_weight"));
+    QCOMPARE(label("training.max_steps"), editor_->form()->editor("training.max_steps")->field().label);
+  }
+
+  // Issue 38: after opening a job file the picker no longer shows the last
+  // template's name and description as if they were the job's.
+  void an_opened_job_is_not_shown_as_the_last_template() {
+    QVERIFY(editor_->load_template("ldm-tiny"));
+    const QString path = dir_.filePath("survival.yaml");
+    {
+      app::JobDocument other;
+      JobEditorWidget second(&other, settings_.get());
+      QVERIFY(second.load_template("survival-tiny"));
+      QVERIFY(second.save_as(path));
+    }
+    QVERIFY(editor_->open_file(path));
+    auto* combo = editor_->template_picker()->findChild<QComboBox*>("template_combo");
+    QCOMPARE(combo->currentIndex(), -1);
+    QString details;
+    for (QLabel* l : editor_->template_picker()->findChildren<QLabel*>())
+      if (l->text().contains("survival.yaml")) details = l->text();
+    QVERIFY2(details.contains("task: survival"), qPrintable(details));
+    QVERIFY(editor_->template_picker()->current_id().isEmpty());
   }
 
   void save_and_open_round_trip_with_recent_jobs() {

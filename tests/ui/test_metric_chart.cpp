@@ -7,6 +7,7 @@
 #include <QImage>
 #include <QTemporaryDir>
 #include <QValueAxis>
+#include <QXmlStreamReader>
 #include <QtTest>
 
 #include "app/runs/metric_series_summary.hpp"
@@ -89,6 +90,27 @@ class TestMetricChart : public QObject {
     const QImage image(png);
     QVERIFY(!image.isNull());
     QVERIFY(image.width() >= 300);
+    // Issue 38: SVG too, as vector graphics with the curves' paths and the legend's text.
+    const QString svg = dir.filePath("psnr.svg");
+    QVERIFY2(chart.export_svg(svg, &error), qPrintable(error));
+    QFile svg_file(svg);
+    QVERIFY(svg_file.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&svg_file);
+    int paths = 0;
+    bool root_is_svg = false, legend_text = false;
+    while (!xml.atEnd()) {
+      if (xml.readNext() != QXmlStreamReader::StartElement) {
+        if (xml.isCharacters() && xml.text().contains(QStringLiteral("lr 1e-4"))) legend_text = true;
+        continue;
+      }
+      if (xml.name() == QStringLiteral("svg") && paths == 0) root_is_svg = true;
+      if (xml.name() == QStringLiteral("path") || xml.name() == QStringLiteral("polyline")) ++paths;
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QVERIFY(root_is_svg);
+    QVERIFY2(paths >= 2, qPrintable(QString::number(paths)));
+    QVERIFY(legend_text);
+    QVERIFY(!chart.export_svg(dir.filePath("no/such/folder/x.svg"), &error));
     QVERIFY(!chart.export_csv(dir.filePath("no/such/folder/x.csv"), &error));
     QVERIFY2(error.contains("no/such/folder"), qPrintable(error));
   }

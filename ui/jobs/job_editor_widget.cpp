@@ -144,6 +144,7 @@ bool JobEditorWidget::open_file(const QString& path) {
   }
   if (settings_) settings_->add_recent_job(path);
   rebuild_recent_menu();
+  picker_->show_opened_job(path, document_->value(QStringLiteral("task")).toString());
   emit status_message(tr("Opened %1.").arg(QDir::toNativeSeparators(path)));
   return true;
 }

@@ -62,6 +62,7 @@ JobForm::JobForm(app::JobDocument* document, QWidget* parent) : QWidget(parent),
     g.form->addRow(label, editor);
     if (f.advanced) g.advanced_rows << g.form->rowCount() - 1;
     editors_.insert(f.path, editor);
+    labels_.insert(f.path, label);
     group_of_.insert(f.path, gi);
     connect(editor, &FieldEditor::edited, this, &JobForm::on_edited);
   }
@@ -89,13 +90,25 @@ JobForm::JobForm(app::JobDocument* document, QWidget* parent) : QWidget(parent),
 
 void JobForm::set_advanced_visible(bool visible) {
   advanced_visible_ = visible;
-  for (Group& g : groups_) {
-    for (int row : g.advanced_rows) g.form->setRowVisible(row, visible);
-  }
+  update_rows();
   for (QToolButton* b : advanced_buttons_) {
     const QSignalBlocker block(b);
     b->setChecked(visible);
     b->setArrowType(visible ? Qt::DownArrow : Qt::RightArrow);
+  }
+}
+
+void JobForm::update_rows() {
+  for (auto it = editors_.cbegin(); it != editors_.cend(); ++it) {
+    const app::JobField& f = it.value()->field();
+    const bool applies = app::job_field_applies(f.path, task_, first_stage_);
+    groups_[group_of_.value(f.path)].form->setRowVisible(it.value(), applies && (!f.advanced || advanced_visible_));
+    QLabel* label = labels_.value(f.path);
+    const QString base = f.label.isEmpty() ? f.path : f.label;
+    const QString stage = app::job_field_stage(f.path, task_);
+    label->setText(stage.isEmpty() ? base : QStringLiteral("%1 (%2)").arg(base, stage));
+    const QString help = f.help.isEmpty() ? f.path : f.help + "\n(" + f.path + ")";
+    label->setToolTip(stage.isEmpty() ? help : tr("Applies to the %1.").arg(stage) + "\n" + help);
   }
 }
 
@@ -115,6 +128,13 @@ void JobForm::on_edited(const QString& path, const QVariant& value) {
 
 void JobForm::load_values() {
   const app::JobValueLookup value_of = [this](const QString& path) { return document_->value(path); };
+  const QString task = document_->value(QStringLiteral("task")).toString();
+  const QString first_stage = document_->value(QStringLiteral("ldm.first_stage")).toString();
+  if (task != task_ || first_stage != first_stage_) {
+    task_ = task;
+    first_stage_ = first_stage;
+    update_rows();
+  }
   for (FieldEditor* e : std::as_const(editors_)) {
     e->set_value(document_->value(e->path()));
     e->set_unused_reason(app::unused_field_reason(e->path(), value_of));

@@ -15,6 +15,7 @@
 
 QT_BEGIN_NAMESPACE
 class QFormLayout;
+class QLabel;
 class QTabWidget;
 class QToolButton;
 QT_END_NAMESPACE
@@ -54,6 +55,10 @@ class JobForm : public QWidget {
   };
 
   void load_values();
+  // Each row is shown when the job's task reads its field (and, for an
+  // advanced one, while advanced settings are shown); pipeline fields name
+  // the stage they apply to.
+  void update_rows();
   void show_issues();
   void on_edited(const QString& path, const QVariant& value);
 
@@ -62,6 +67,8 @@ class JobForm : public QWidget {
   QList<Group> groups_;
   QHash<QString, FieldEditor*> editors_;
   QHash<QString, int> group_of_;  // path -> index in groups_
+  QHash<QString, QLabel*> labels_;
+  QString task_, first_stage_;  // of the job shown: which fields apply
   QList<QToolButton*> advanced_buttons_;
   QList<app::FieldIssue> unplaced_;
   bool advanced_visible_ = false;

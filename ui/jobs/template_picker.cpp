@@ -1,6 +1,8 @@
 #include "ui/jobs/template_picker.hpp"
 
 #include <QComboBox>
+#include <QFileInfo>
+#include <QSignalBlocker>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -14,6 +16,7 @@ TemplatePicker::TemplatePicker(QWidget* parent) : QWidget(parent), templates_(ap
   for (const app::JobTemplate& t : templates_) {
     combo_->addItem(t.engine_supported ? t.title : tr("%1 (pending)").arg(t.title), t.id);
   }
+  combo_->setPlaceholderText(tr("(a job file is open)"));
   use_ = new QPushButton(tr("New from template"), this);
   use_->setObjectName("use_template");
   details_ = new QLabel(this);
@@ -44,6 +47,16 @@ bool TemplatePicker::select(const QString& id) {
   if (index < 0) return false;
   combo_->setCurrentIndex(index);
   return true;
+}
+
+void TemplatePicker::show_opened_job(const QString& path, const QString& task) {
+  {
+    const QSignalBlocker block(combo_);
+    combo_->setCurrentIndex(-1);  // the placeholder: no template
+  }
+  details_->setText(tr("Editing <b>%1</b> (task: %2), a job file, not a template. Choose a template and press "
+                       "<i>New from template</i> to start another job.")
+                        .arg(QFileInfo(path).fileName().toHtmlEscaped(), task.toHtmlEscaped()));
 }
 
 void TemplatePicker::show_details() {

@@ -25,6 +25,10 @@ class TemplatePicker : public QWidget {
 
   QString current_id() const;
   bool select(const QString& id);  // only moves the selection
+  // The editor holds a job opened from `path` (task `task`), not a template:
+  // no template is selected and the details say what is being edited, so the
+  // previous template's name and description do not pass for the job's.
+  void show_opened_job(const QString& path, const QString& task);
   QList<app::JobTemplate> templates() const { return templates_; }
 
  signals:

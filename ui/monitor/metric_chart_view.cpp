@@ -3,6 +3,9 @@
 #include <QChart>
 #include <QContextMenuEvent>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QPainter>
+#include <QSvgGenerator>
 #include <QMenu>
 #include <QMessageBox>
 #include <QRegularExpression>
@@ -199,19 +202,42 @@ bool MetricChartView::export_png(const QString& path, QString* error) const {
   return false;
 }
 
+bool MetricChartView::export_svg(const QString& path, QString* error) const {
+  QSvgGenerator svg;
+  svg.setFileName(path);
+  svg.setSize(size());
+  svg.setViewBox(rect());
+  svg.setTitle(title_.isEmpty() ? QStringLiteral("medsynth chart") : title_);
+  svg.setDescription(tr("A chart of medsynth's run monitor"));
+  QPainter painter;
+  if (!painter.begin(&svg)) {
+    if (error) *error = tr("%1: cannot write the SVG file").arg(path);
+    return false;
+  }
+  const_cast<MetricChartView*>(this)->render(&painter);
+  painter.end();
+  if (QFileInfo(path).size() > 0) return true;
+  if (error) *error = tr("%1: cannot write the SVG file").arg(path);
+  return false;
+}
+
 void MetricChartView::contextMenuEvent(QContextMenuEvent* event) {
   QMenu menu(this);
   const QString base = (title_.isEmpty() ? QStringLiteral("chart") : title_)
                            .replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("-"));
-  const auto save = [&](const QString& filter, const QString& suffix, bool csv) {
+  using Export = bool (MetricChartView::*)(const QString&, QString*) const;
+  const auto save = [&](const QString& filter, const QString& suffix, Export write) {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), base + suffix, filter);
     if (path.isEmpty()) return;
     QString error;
-    if (!(csv ? export_csv(path, &error) : export_png(path, &error)))
-      QMessageBox::warning(this, tr("Export chart"), error);
+    if (!(this->*write)(path, &error)) QMessageBox::warning(this, tr("Export chart"), error);
   };
-  menu.addAction(tr("Export as PNG…"), this, [&] { save(tr("PNG image (*.png)"), QStringLiteral(".png"), false); });
-  menu.addAction(tr("Export as CSV…"), this, [&] { save(tr("CSV (*.csv)"), QStringLiteral(".csv"), true); });
+  menu.addAction(tr("Export as PNG…"), this,
+                 [&] { save(tr("PNG image (*.png)"), QStringLiteral(".png"), &MetricChartView::export_png); });
+  menu.addAction(tr("Export as SVG…"), this,
+                 [&] { save(tr("SVG image (*.svg)"), QStringLiteral(".svg"), &MetricChartView::export_svg); });
+  menu.addAction(tr("Export as CSV…"), this,
+                 [&] { save(tr("CSV (*.csv)"), QStringLiteral(".csv"), &MetricChartView::export_csv); });
   menu.exec(event->globalPos());
 }
 

@@ -81,9 +81,12 @@ class MetricChartView : public QChartView {
   // "last 31.28 · best 31.28 @ 700" as the title shows it for a one-run chart ("" otherwise).
   QString readout() const;
   // The curves' raw points as CSV (app::metric_series_csv), or the chart as
-  // drawn as a PNG; false with *error naming the file. The context menu offers both.
+  // drawn as a PNG; false with *error naming the file. The context menu offers all three.
   bool export_csv(const QString& path, QString* error = nullptr) const;
   bool export_png(const QString& path, QString* error = nullptr) const;
+  // The chart as vector graphics (Qt SVG's generator), for a paper's figure:
+  // the curves, axes and labels as drawn, scalable.
+  bool export_svg(const QString& path, QString* error = nullptr) const;
 
  signals:
   void hovered(const QString& text);

@@ -29,3 +29,10 @@ add_dependencies(cli_real_mri_smoke_test medsynth-engine)
 add_test(NAME cli_presets_validate
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/presets_validate.sh $<TARGET_FILE:medsynth-engine> ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_presets_validate PROPERTIES LABELS unit TIMEOUT 120)
+# Issue 38: sweeps (the plan through --dry-run, and two real runs).
+medsynth_add_test(NAME cli_sweep_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/sweep_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)
+add_dependencies(cli_sweep_test medsynth-engine)
+target_compile_definitions(cli_sweep_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
