@@ -15,6 +15,7 @@
 #include <QPushButton>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTableWidget>
 #include <QtTest>
 
 #include "app/runs/event_stream_reader.hpp"
@@ -69,7 +70,17 @@ class TestRunMonitor : public QObject {
   QString make_doubled_copy() {
     const QString copy = runs_.filePath("copy-20261122-000000");
     QDir().mkpath(copy);
-    QFile::copy(QDir(run_dir_).filePath("job.yaml"), QDir(copy).filePath("job.yaml"));
+    // The copy's job differs in its learning rate: the compare dialog's job diff shows it.
+    QFile job(QDir(run_dir_).filePath("job.yaml"));
+    if (!job.open(QIODevice::ReadOnly)) return {};
+    QByteArray text = job.readAll();
+    const qsizetype lr = text.indexOf("\n  lr: ");
+    if (lr < 0) return {};
+    text.insert(text.indexOf('\n', lr + 1), "7");  // 1e-3 -> 1e-37, say: any other value
+    QFile copied(QDir(copy).filePath("job.yaml"));
+    if (!copied.open(QIODevice::WriteOnly)) return {};
+    copied.write(text);
+    copied.close();
     QByteArray out;
     for (const QByteArray& line : events_.split('\n')) {
       if (line.isEmpty()) continue;
@@ -373,6 +384,12 @@ class TestRunMonitor : public QObject {
     QTRY_VERIFY(dialog->metric_names().contains("val/psnr"));
     dialog->set_metric("val/psnr");
     QCOMPARE(dialog->chart()->displayed_points(1).size(), 2);
+    // Issue 38: the job diff names the one field that differs, a column per run.
+    QTableWidget* diff = dialog->differences();
+    QCOMPARE(diff->rowCount(), 1);
+    QCOMPARE(diff->columnCount(), 2);
+    QCOMPARE(diff->verticalHeaderItem(0)->text(), QStringLiteral("training.lr"));
+    QVERIFY(diff->item(0, 0)->text() != diff->item(0, 1)->text());
   }
 };
 

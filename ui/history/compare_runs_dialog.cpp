@@ -3,13 +3,16 @@
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QSlider>
 #include <QSplitter>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "app/runs/run_comparison.hpp"
 #include "ui/monitor/metric_chart_view.hpp"
 
 namespace medsynth::ui {
@@ -54,11 +57,37 @@ CompareRunsDialog::CompareRunsDialog(const QStringList& run_dirs, QWidget* paren
   split->addWidget(metrics_);
   split->addWidget(chart_);
   split->setStretchFactor(1, 1);
+  // The job diff: what was changed between the runs.
+  const QList<app::JobDifference> diff = app::job_differences(run_dirs);
+  differences_ = new QTableWidget(static_cast<int>(diff.size()), static_cast<int>(run_dirs.size()), this);
+  differences_->setObjectName(QStringLiteral("job_differences"));
+  differences_->setHorizontalHeaderLabels(names);
+  differences_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  QStringList paths;
+  for (int row = 0; row < diff.size(); ++row) {
+    paths << diff[row].path;
+    for (int col = 0; col < diff[row].values.size(); ++col)
+      differences_->setItem(row, col, new QTableWidgetItem(diff[row].values[col]));
+  }
+  differences_->setVerticalHeaderLabels(paths);
+  differences_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  auto* diff_box = new QWidget(this);
+  auto* diff_layout = new QVBoxLayout(diff_box);
+  diff_layout->setContentsMargins(0, 0, 0, 0);
+  diff_layout->addWidget(new QLabel(
+      diff.isEmpty() ? tr("The runs' jobs are the same.") : tr("Job fields that differ (%1):").arg(diff.size()),
+      diff_box));
+  diff_layout->addWidget(differences_);
+  auto* vertical = new QSplitter(Qt::Vertical, this);
+  vertical->addWidget(split);
+  vertical->addWidget(diff_box);
+  vertical->setStretchFactor(0, 3);
+  vertical->setStretchFactor(1, 1);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(new QLabel(names.join(QStringLiteral("  vs  ")), this));
   layout->addLayout(controls);
-  layout->addWidget(split, 1);
+  layout->addWidget(vertical, 1);
   layout->addWidget(buttons);
 
   refresh_timer_.setSingleShot(true);

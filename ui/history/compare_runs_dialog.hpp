@@ -1,6 +1,7 @@
-// Two (or more) runs side by side: their curves overlaid, one chart, the
+// Two to eight runs side by side: their curves overlaid, one chart, the
 // metric picked from the union of their metric names (train/loss first), with
-// smoothing and a log-scale switch. The runs are read by app::EventFileTail
+// smoothing and a log-scale switch; below, the job fields whose values differ
+// between them (app::job_differences), one column per run. The runs are read by app::EventFileTail
 // on a worker thread (no rank logs), so opening the dialog never blocks.
 // Opened non-modally by RunHistoryWidget.
 #pragma once
@@ -18,6 +19,7 @@ QT_BEGIN_NAMESPACE
 class QCheckBox;
 class QListWidget;
 class QSlider;
+class QTableWidget;
 QT_END_NAMESPACE
 
 namespace medsynth::ui {
@@ -35,6 +37,7 @@ class CompareRunsDialog : public QDialog {
   QString metric() const { return metric_; }
   QStringList metric_names() const;
   MetricChartView* chart() const { return chart_; }
+  QTableWidget* differences() const { return differences_; }
   const app::RunModel* model(int i) const { return runs_[static_cast<size_t>(i)].model.get(); }
   int run_count() const { return static_cast<int>(runs_.size()); }
 
@@ -54,6 +57,7 @@ class CompareRunsDialog : public QDialog {
   QListWidget* metrics_ = nullptr;
   QSlider* smoothing_ = nullptr;
   QCheckBox* log_scale_ = nullptr;
+  QTableWidget* differences_ = nullptr;
   QTimer refresh_timer_;
   bool names_dirty_ = true;
 };

@@ -16,6 +16,11 @@
 
 namespace medsynth::ui {
 
+namespace {
+// Curves stay tellable apart (the chart's palette has 8 colours).
+constexpr int k_max_compared = 8;
+}  // namespace
+
 RunHistoryWidget::RunHistoryWidget(app::RunStore* store, QWidget* parent) : QWidget(parent), store_(store) {
   model_ = new RunTableModel(store_, this);
   proxy_ = new QSortFilterProxyModel(this);
@@ -110,12 +115,12 @@ void RunHistoryWidget::on_refreshed() {
 void RunHistoryWidget::update_buttons() {
   const int n = static_cast<int>(table_->selectionModel()->selectedRows().size());
   open_->setEnabled(n >= 1);
-  compare_->setEnabled(n == 2);
+  compare_->setEnabled(n >= 2 && n <= k_max_compared);
 }
 
 void RunHistoryWidget::compare_selected() {
   const QStringList dirs = selected_run_dirs();
-  if (dirs.size() != 2) return;
+  if (dirs.size() < 2 || dirs.size() > k_max_compared) return;
   auto* dialog = new CompareRunsDialog(dirs, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->show();

@@ -1,6 +1,6 @@
 // The "Runs" tab: every run directory under the history roots (app::RunStore,
 // scanned on a worker thread) as a sortable table. Double-click (or Open)
-// opens a run's monitor; selecting two runs enables Compare (CompareRunsDialog).
+// opens a run's monitor; selecting two to eight runs enables Compare (CompareRunsDialog).
 // MainWindow forwards open_run_requested to LaunchCoordinator.
 #pragma once
 
@@ -37,7 +37,7 @@ class RunHistoryWidget : public QWidget {
 
  public slots:
   void refresh();
-  // Opens the compare dialog for the two selected runs (non-modal).
+  // Opens the compare dialog for the selected runs (non-modal).
   void compare_selected();
 
  signals:

@@ -5,13 +5,17 @@
 #include <QDir>
 #include <QLocale>
 
+#include "app/runs/run_comparison.hpp"
+
 namespace medsynth::ui {
 
 namespace {
 
+// The run's value, or a pipeline stage's (app::headline_metric): an ldm run's
+// PSNR is its autoencoder stage's, its loss the diffusion stage's.
 QVariant metric_or_empty(const app::RunSummary& r, const char* key) {
-  const auto it = r.final_metrics.constFind(QString::fromLatin1(key));
-  return it == r.final_metrics.constEnd() ? QVariant() : QVariant(*it);
+  const auto v = app::headline_metric(r.final_metrics, QString::fromLatin1(key));
+  return v ? QVariant(*v) : QVariant();
 }
 
 QString format_time(const QDateTime& t) {
@@ -92,6 +96,15 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
       const QVariant v = metric_or_empty(r, "val/ssim");
       return sort || !v.isValid() ? v : QVariant(QString::number(v.toDouble(), 'f', 4));
     }
+    case fid: {  // evaluate's, with a feature network (2.5D), else the 3D one
+      QVariant v = metric_or_empty(r, "eval/fid");
+      if (!v.isValid()) v = metric_or_empty(r, "eval/fid_3d");
+      return sort || !v.isValid() ? v : QVariant(QString::number(v.toDouble(), 'g', 4));
+    }
+    case memorized: {
+      const QVariant v = metric_or_empty(r, "eval/memorization_flagged");
+      return sort || !v.isValid() ? v : QVariant(QString::number(v.toInt()));
+    }
     default: return {};
   }
 }
@@ -109,6 +122,10 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
     case loss: return tr("Final loss");
     case psnr: return tr("PSNR");
     case ssim: return tr("SSIM");
+    case fid:
+      return tr("FID");
+    case memorized:
+      return tr("Memorized");
     default: return {};
   }
 }
