@@ -1,20 +1,57 @@
-// `medsynth-engine validate JOB [key=value ...]`: lists every problem of a job
-// file with its field path (exit 2), or prints the resolved job (exit 0).
+// `medsynth-engine validate JOB [key=value ...] [--plan]`: lists every problem
+// of a job file with its field path (exit 2), or prints the resolved job
+// (exit 0); --plan adds the planner's estimate of a training step's memory
+// and work (config/job_plan.hpp) against this machine's memory.
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <iomanip>
 #include <iostream>
 
 #include "cli/job_arguments.hpp"
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
+#include "config/job_plan.hpp"
+#include "config/network_size.hpp"
 
 namespace medsynth::cli {
+
+namespace {
+
+void print_plan(const JobPlan& plan, bool amp, std::ostream& out) {
+  out << "plan (an estimate; docs/performance.md, \"The planner\")" << (plan.stage.empty() ? "" : ": " + plan.stage)
+      << "\n";
+  for (const auto& n : plan.networks)
+    out << "  " << n.name << ": " << std::fixed << std::setprecision(1) << n.parameters / 1e6
+        << " M trained parameters, " << gibibytes(n.activation_bytes) << " of activations per micro-batch, "
+        << std::setprecision(0) << n.macs / 1e9 << " GMAC forward\n";
+  out << "  peak per process: about " << gibibytes(plan.peak_bytes()) << " (weights, gradients and Adam "
+      << gibibytes(plan.state_bytes) << ", activations " << gibibytes(plan.activation_bytes) << ", runtime "
+      << gibibytes(plan.framework_bytes) << ")\n";
+  out << "  work per optimizer step: " << std::setprecision(0) << 3.0 * plan.step_macs / 1e9
+      << " GMAC (forward and backward)\n";
+  const int cores = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+  out << "  time per optimizer step: about " << std::setprecision(2) << cpu_step_seconds(plan, cores, amp)
+      << " s on this machine's " << cores << " CPU cores"
+      << (amp ? " (with native bf16; about twice that without)" : "") << ", " << h100_step_seconds(plan)
+      << " s on an H100\n";
+  for (const auto& note : plan.notes) out << "  not counted: " << note << "\n";
+  const double memory = static_cast<double>(physical_memory_bytes());
+  if (memory > 0)
+    out << "  this machine: " << gibibytes(memory) << " of memory: "
+        << (plan.peak_bytes() <= memory ? "fits" : "does NOT fit (use a smaller patch or batch, or a GPU node)")
+        << "\n";
+}
+
+}  // namespace
 
 Action add_validate_verb(CLI::App& app) {
   struct Args {
     std::string job_file, data;
     std::vector<std::string> overrides;
-    bool json = false, print = false;
+    bool json = false, print = false, plan = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("validate", "Check a job file: every error with its field path; exit 0 when valid");
@@ -23,10 +60,13 @@ Action add_validate_verb(CLI::App& app) {
   cmd->add_option("--data", args->data, "Validate with this data folder or CSV manifest");
   cmd->add_flag("--print", args->print, "Print the resolved job (all defaults filled in)");
   cmd->add_flag("--json", args->json, "With --print: as JSON");
+  cmd->add_flag("--plan", args->plan,
+                "Estimate a training step's peak memory per process and its work, and compare with this machine");
   return [args] {
     JobSpec job = load_job(args->job_file, args->data, args->overrides);
     if (args->print) std::cout << (args->json ? job_to_json(job) : job_to_yaml(job)) << "\n";
     std::cerr << args->job_file << ": valid\n";
+    if (args->plan) print_plan(plan_job(job), job.training.amp, std::cout);
     return 0;
   };
 }

@@ -18,6 +18,7 @@ target_sources(medsynth_config PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/job_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_yaml_reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_network_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_size.cpp
   ${CMAKE_CURRENT_LIST_DIR}/number_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_discriminator_options.cpp

@@ -276,6 +276,31 @@ class TestJobEditor : public QObject {
     QVERIFY(editor_->template_picker()->current_id().isEmpty());
   }
 
+  // Issue 38: the planner before Launch, and its warning when a job cannot
+  // fit the machine the Machine panel probed.
+  void the_planner_estimates_the_job_and_warns_when_it_cannot_fit() {
+    QVERIFY(editor_->load_template("kl-autoencoder-amp"));
+    app::MachineInfo machine;
+    machine.cores = 2;
+    machine.memory_gib = 24.0;
+    editor_->set_machine_info(machine);
+    const QString fits = editor_->plan_label()->text();
+    QVERIFY2(fits.contains("peak") && fits.contains("per step on 2 CPU core(s)"), qPrintable(fits));
+    QVERIFY2(!fits.contains("does not fit"), qPrintable(fits));
+    machine.memory_gib = 0.25;  // less than the runtime alone
+    editor_->set_machine_info(machine);
+    QVERIFY2(editor_->plan_label()->text().contains("Probably does not fit this machine"),
+             qPrintable(editor_->plan_label()->text()));
+    QVERIFY(editor_->launch_button()->isEnabled());  // an estimate warns, it does not forbid
+    // A smaller patch needs less, and fits: the estimate follows the form.
+    machine.memory_gib = 0.56;  // between the 32^3 and the 64^3 step's peak
+    editor_->set_machine_info(machine);
+    QVERIFY(editor_->plan_label()->text().contains("Probably does not fit"));
+    QVERIFY(doc_->set_value("data.patch_size", QVariantList{32, 32, 32}));
+    QVERIFY2(editor_->plan_label()->text().contains("peak") && !editor_->plan_label()->text().contains("does not fit"),
+             qPrintable(editor_->plan_label()->text()));
+  }
+
   void save_and_open_round_trip_with_recent_jobs() {
     QVERIFY(editor_->load_template("kl-autoencoder-amp"));
     qobject_cast<QSpinBox*>(editor_->form()->editor("training.max_steps")->input())->setValue(77);

@@ -14,6 +14,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "app/jobs/job_plan_view.hpp"
 #include "app/jobs/job_templates.hpp"
 #include "ui/jobs/field_editor.hpp"
 #include "ui/jobs/job_form.hpp"
@@ -60,6 +61,13 @@ JobEditorWidget::JobEditorWidget(app::JobDocument* document, app::SettingsStore*
   batch_label_->setObjectName("effective_batch");
   batch_label_->setToolTip(tr("Samples per optimizer step over all processes: batch size per process × "
                               "processes × gradient accumulation steps."));
+  plan_label_ = new QLabel(this);
+  plan_label_->setObjectName(QStringLiteral("plan"));
+  plan_label_->setWordWrap(true);
+  plan_label_->setToolTip(
+      tr("The planner's estimate of one training step (medsynth-engine validate --plan): "
+         "peak memory per process and time per optimizer step, from the networks' sizes and "
+         "rates measured on our machines (docs/performance.md, \"The planner\")."));
   launch_hint_ = new QLabel(this);
   launch_hint_->setObjectName("launch_hint");
   launch_hint_->setWordWrap(true);
@@ -78,6 +86,7 @@ JobEditorWidget::JobEditorWidget(app::JobDocument* document, app::SettingsStore*
   connect(target_, &QComboBox::currentIndexChanged, this, [this] {
     const QString cluster = launch_target();
     launch_->setToolTip(cluster.isEmpty() ? tr("Run this job on this machine (Ctrl+R)") : tr("Run this job on %1 (Ctrl+R)").arg(cluster));
+    update_plan();
     emit launch_target_changed(cluster);
   });
 
@@ -99,6 +108,7 @@ JobEditorWidget::JobEditorWidget(app::JobDocument* document, app::SettingsStore*
   layout->addWidget(split, 1);
   layout->addWidget(problems_label_);
   layout->addWidget(problems_);
+  layout->addWidget(plan_label_);
   layout->addLayout(bottom);
 
   connect(picker_, &TemplatePicker::template_chosen, this, [this](const QString& id) {
@@ -200,6 +210,30 @@ bool JobEditorWidget::confirm_discard() {
 void JobEditorWidget::set_world_size(int world_size) {
   world_size_ = std::max(1, world_size);
   update_batch();
+  update_plan();
+}
+
+void JobEditorWidget::set_machine_info(const app::MachineInfo& info) {
+  machine_ = info;
+  update_plan();
+}
+
+void JobEditorWidget::update_plan() {
+  const auto& spec = document_->spec();
+  if (!spec) {
+    plan_label_->setText(tr("Estimate: once the job is valid."));
+    plan_label_->setStyleSheet(QString());
+    return;
+  }
+  app::PlanTarget target;
+  target.cores = machine_.cores;
+  target.memory_gib = machine_.memory_gib;
+  target.gpu = machine_.cuda && !machine_.gpus.isEmpty();
+  target.processes = world_size_;
+  target.cluster = !launch_target().isEmpty();
+  const app::JobPlanView view = app::job_plan_view(*spec, target);
+  plan_label_->setText(view.warning.isEmpty() ? view.summary : view.summary + QStringLiteral("\n⚠ ") + view.warning);
+  plan_label_->setStyleSheet(view.warning.isEmpty() ? QString() : QStringLiteral("color: #c05a00;"));
 }
 
 int JobEditorWidget::effective_batch() const { return document_->effective_batch(world_size_); }
@@ -248,6 +282,7 @@ void JobEditorWidget::update_state() {
   launch_hint_->setText(ok ? QString() : tr("Cannot launch: %1").arg(why));
   update_batch();
   update_problems();
+  update_plan();
   emit title_changed(title());
 }
 

@@ -12,6 +12,8 @@
 #include <QString>
 #include <QWidget>
 
+#include "app/launch/machine_probe.hpp"
+
 #include "app/jobs/job_document.hpp"
 
 QT_BEGIN_NAMESPACE
@@ -59,6 +61,11 @@ class JobEditorWidget : public QWidget {
   QString effective_batch_text() const;
   int effective_batch() const;
 
+  // What the Machine panel probed (memory, cores, GPUs): the planner line
+  // estimates the job for it.
+  void set_machine_info(const app::MachineInfo& info);
+  QLabel* plan_label() const { return plan_label_; }
+
   // While a run this console started is live, Launch waits.
   void set_launch_blocked(bool blocked, const QString& reason = {});
   bool can_launch(QString* why = nullptr) const;
@@ -86,6 +93,7 @@ class JobEditorWidget : public QWidget {
  private:
   void update_state();
   void update_batch();
+  void update_plan();
   void update_problems();
   void rebuild_recent_menu();
   QString title() const;
@@ -104,6 +112,8 @@ class JobEditorWidget : public QWidget {
   QLabel* problems_label_ = nullptr;
   QListWidget* problems_ = nullptr;
   QLabel* batch_label_ = nullptr;
+  QLabel* plan_label_ = nullptr;
+  app::MachineInfo machine_;
   QLabel* launch_hint_ = nullptr;
   QPushButton* launch_ = nullptr;
   QComboBox* target_ = nullptr;

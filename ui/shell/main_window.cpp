@@ -199,6 +199,7 @@ void MainWindow::wire() {
     show_status(name.isEmpty() ? tr("Launch runs on this machine.") : tr("Launch runs on cluster %1.").arg(name));
   });
   connect(machine_, &MachinePanel::max_restarts_changed, this, [this](int n) { settings_->set_max_restarts(n); });
+  connect(machine_, &MachinePanel::probed, job_editor_, &JobEditorWidget::set_machine_info);
   connect(machine_, &MachinePanel::probe_failed, this, [this](const QString& reason) {
     show_error(tr("Could not ask the engine about this machine: %1").arg(reason));
   });
