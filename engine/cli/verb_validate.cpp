@@ -33,10 +33,16 @@ void print_plan(const JobPlan& plan, bool amp, std::ostream& out) {
   out << "  work per optimizer step: " << std::setprecision(0) << 3.0 * plan.step_macs / 1e9
       << " GMAC (forward and backward)\n";
   const int cores = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
-  out << "  time per optimizer step: about " << std::setprecision(2) << cpu_step_seconds(plan, cores, amp)
+  out << "  time per optimizer step: about " << std::setprecision(2) << cpu_seconds(plan.step_macs, cores, amp)
       << " s on this machine's " << cores << " CPU cores"
-      << (amp ? " (with native bf16; about twice that without)" : "") << ", " << h100_step_seconds(plan)
+      << (amp ? " (with native bf16; about twice that without)" : "") << ", " << h100_seconds(plan.step_macs)
       << " s on an H100\n";
+  if (plan.run_macs > 0)
+    out << "  the whole run's training steps: about " << std::setprecision(1)
+        << cpu_seconds(plan.run_macs, cores, amp) / 3600.0 << " h here, " << h100_seconds(plan.run_macs) / 3600.0
+        << " h on one H100\n";
+  else
+    out << "  the whole run: bounded by epochs, whose steps depend on the data (set training.max_steps to plan it)\n";
   for (const auto& note : plan.notes) out << "  not counted: " << note << "\n";
   const double memory = static_cast<double>(physical_memory_bytes());
   if (memory > 0)

@@ -203,7 +203,29 @@ std::string gibibytes(double bytes) {
   return text;
 }
 
+namespace {
+
+JobPlan plan_stages(const JobSpec& job);
+
+}  // namespace
+
 JobPlan plan_job(const JobSpec& job) {
+  JobPlan plan = plan_stages(job);
+  const double steps = static_cast<double>(std::max<std::int64_t>(0, job.training.max_steps));
+  if (job.task == "ldm" && job.ldm.autoencoder_checkpoint.empty()) {
+    const double bytes = job.training.amp ? k_amp_bytes : k_float32_bytes;
+    const JobPlan first = finish(first_stage_plan(job, job.ldm.first_stage == "vqgan", bytes), job);
+    const JobPlan diffusion = finish(diffusion_stage_plan(job, bytes, false), job);
+    plan.run_macs = first.step_macs * static_cast<double>(job.ldm.autoencoder_steps) + diffusion.step_macs * steps;
+  } else {
+    plan.run_macs = plan.step_macs * steps;
+  }
+  return plan;
+}
+
+namespace {
+
+JobPlan plan_stages(const JobSpec& job) {
   const double bytes = job.training.amp ? k_amp_bytes : k_float32_bytes;
   if (job.task == "autoencoder") return finish(first_stage_plan(job, false, bytes), job);
   if (job.task == "vqgan") return finish(first_stage_plan(job, true, bytes), job);
@@ -234,11 +256,13 @@ JobPlan plan_job(const JobSpec& job) {
   return first.peak_bytes() >= diffusion.peak_bytes() ? first : diffusion;
 }
 
-double cpu_step_seconds(const JobPlan& plan, int cores, bool amp) {
+}  // namespace
+
+double cpu_seconds(double forward_macs, int cores, bool amp) {
   const double rate = (amp ? k_cpu_bf16_per_core : k_cpu_float32_per_core) * std::max(1, cores);
-  return 3.0 * plan.step_macs / rate;
+  return 3.0 * forward_macs / rate;
 }
 
-double h100_step_seconds(const JobPlan& plan) { return 3.0 * plan.step_macs / k_h100; }
+double h100_seconds(double forward_macs) { return 3.0 * forward_macs / k_h100; }
 
 }  // namespace medsynth

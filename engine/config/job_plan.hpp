@@ -33,6 +33,10 @@ struct JobPlan {
   double framework_bytes = 0.5 * 1024 * 1024 * 1024;  // the runtime itself (LibTorch, CUDA context): measured ~0.5 GiB
   double peak_bytes() const { return state_bytes + activation_bytes + framework_bytes; }
   double step_macs = 0;            // forward multiply-adds of one optimizer step (micro-batches x accumulation)
+  // Forward multiply-adds of the whole run: every training stage's steps
+  // (training.max_steps, an ldm job's ldm.autoencoder_steps); 0 when the
+  // run is bounded by epochs, whose steps depend on the data.
+  double run_macs = 0;
   std::vector<std::string> notes;  // what the estimate leaves out for this job
 };
 
@@ -44,8 +48,8 @@ JobPlan plan_job(const JobSpec& job);
 // the quick start) or float32; on one H100 (MAISI's diffusion UNet, fp16).
 // Small networks run below the GPU rate (the quick start reached 2 of 4.9
 // TMAC/s), so the GPU figure is a lower bound for them.
-double cpu_step_seconds(const JobPlan& plan, int cores, bool amp);
-double h100_step_seconds(const JobPlan& plan);
+double cpu_seconds(double forward_macs, int cores, bool amp);
+double h100_seconds(double forward_macs);
 
 // "1.3 GiB".
 std::string gibibytes(double bytes);

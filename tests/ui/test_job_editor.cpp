@@ -301,6 +301,26 @@ class TestJobEditor : public QObject {
              qPrintable(editor_->plan_label()->text()));
   }
 
+  // Issue 38's must-show: the full-size MAISI job on a 2-core CPU without a
+  // GPU gets its estimate and a warning before Launch.
+  void the_planner_warns_on_the_full_size_maisi_job_on_a_small_cpu() {
+    QVERIFY(editor_->load_template("maisi3d-rflow"));
+    app::MachineInfo machine;
+    machine.cores = 2;
+    machine.memory_gib = 23.5;
+    editor_->set_machine_info(machine);
+    const QString text = editor_->plan_label()->text();
+    QVERIFY2(text.contains("peak") && text.contains("Would take about") && text.contains("days"), qPrintable(text));
+    // The same job on a cluster's GPUs: an estimate, no warning.
+    app::MachineInfo gpu = machine;
+    gpu.cuda = true;
+    gpu.gpus = {QStringLiteral("NVIDIA H100 80GB HBM3")};
+    editor_->set_machine_info(gpu);
+    QVERIFY2(
+        editor_->plan_label()->text().contains("on an H100") && !editor_->plan_label()->text().contains("Would take"),
+        qPrintable(editor_->plan_label()->text()));
+  }
+
   void save_and_open_round_trip_with_recent_jobs() {
     QVERIFY(editor_->load_template("kl-autoencoder-amp"));
     qobject_cast<QSpinBox*>(editor_->form()->editor("training.max_steps")->input())->setValue(77);

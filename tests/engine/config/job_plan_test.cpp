@@ -40,8 +40,10 @@ TEST(JobPlan, TheEstimateFollowsTheBatchThePatchThePrecisionAndTheAccumulation) 
   EXPECT_DOUBLE_EQ(accumulate.activation_bytes, base.activation_bytes);
   EXPECT_NEAR(accumulate.step_macs / base.step_macs, 4.0, 1e-9);
   EXPECT_DOUBLE_EQ(base.state_bytes, 16.0 * base.networks.front().parameters);
-  EXPECT_GT(cpu_step_seconds(base, 1, false), cpu_step_seconds(base, 2, false));
-  EXPECT_GT(cpu_step_seconds(base, 2, false), cpu_step_seconds(base, 2, true));
+  EXPECT_GT(cpu_seconds(base.step_macs, 1, false), cpu_seconds(base.step_macs, 2, false));
+  EXPECT_GT(cpu_seconds(base.step_macs, 2, false), cpu_seconds(base.step_macs, 2, true));
+  // The whole run: its steps' work (the quick start: 700 steps).
+  EXPECT_NEAR(base.run_macs / base.step_macs, 700.0, 1e-9);
 }
 
 TEST(JobPlan, APipelineIsPlannedAtTheStageThatNeedsTheMost) {
