@@ -32,7 +32,7 @@ struct JobPlan {
   double activation_bytes = 0;                        // all networks, one micro-batch
   double framework_bytes = 0.5 * 1024 * 1024 * 1024;  // the runtime itself (LibTorch, CUDA context): measured ~0.5 GiB
   double peak_bytes() const { return state_bytes + activation_bytes + framework_bytes; }
-  double step_macs = 0;            // forward multiply-adds of one optimizer step (micro-batches x accumulation)
+  double step_macs = 0;  // forward multiply-adds of one optimizer step (micro-batches x accumulation)
   // Forward multiply-adds of the whole run: every training stage's steps
   // (training.max_steps, an ldm job's ldm.autoencoder_steps); 0 when the
   // run is bounded by epochs, whose steps depend on the data.
