@@ -2,6 +2,11 @@
 // and the asynchronous refresh.
 #include "app/runs/run_store.hpp"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QHash>
+#include <QSet>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -28,6 +33,33 @@ void collect(const QString& path, int depth, int max_depth, QStringList& out) {
   if (depth >= max_depth) return;
   for (const auto& sub : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::Readable, QDir::Name))
     collect(dir.filePath(sub), depth + 1, max_depth, out);
+}
+
+// Tags the runs a sweep made: each folder's sweep-*.json lists its runs'
+// directories (relative to it) and swept values (engine/cli/verb_sweep.cpp).
+void mark_sweeps(QVector<RunSummary>& runs) {
+  QHash<QString, QString> sweep_of;  // absolute run dir -> "SWEEP: values"
+  QSet<QString> folders;
+  for (const auto& r : runs) folders.insert(QFileInfo(r.run_dir).absolutePath());
+  for (const QString& folder : std::as_const(folders)) {
+    const QDir dir(folder);
+    for (const auto& file : dir.entryList({QStringLiteral("sweep-*.json")}, QDir::Files, QDir::Name)) {
+      QFile f(dir.filePath(file));
+      if (!f.open(QIODevice::ReadOnly) || f.size() > 4 * 1024 * 1024) continue;  // a summary is a few KB
+      const QJsonObject summary = QJsonDocument::fromJson(f.readAll()).object();
+      const QString name = QFileInfo(file).completeBaseName().mid(6);  // without "sweep-"
+      for (const QJsonValue& run : summary.value(QStringLiteral("runs")).toArray()) {
+        const QString rel = run.toObject().value(QStringLiteral("run_dir")).toString();
+        if (rel.isEmpty()) continue;
+        QStringList values;
+        const QJsonObject v = run.toObject().value(QStringLiteral("values")).toObject();
+        for (auto it = v.begin(); it != v.end(); ++it) values << it.key() + QLatin1Char('=') + it.value().toString();
+        sweep_of.insert(QDir::cleanPath(dir.absoluteFilePath(rel)),
+                        name + QStringLiteral(": ") + values.join(QLatin1Char(' ')));
+      }
+    }
+  }
+  for (auto& r : runs) r.sweep = sweep_of.value(QDir::cleanPath(r.run_dir));
 }
 
 // The job's name from job.yaml without a full parse (the resolved job writes `name: "x"` first).
@@ -87,6 +119,7 @@ void RunStore::refresh() {
     QVector<RunSummary> out;
     const QDateTime now = QDateTime::currentDateTimeUtc();
     for (const auto& dir : find_run_dirs(roots, options.max_depth)) out.append(summarize(dir, options, now));
+    mark_sweeps(out);
     std::sort(out.begin(), out.end(), [](const RunSummary& a, const RunSummary& b) {
       if (a.started != b.started) return a.started > b.started;
       return a.name > b.name;

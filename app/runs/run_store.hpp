@@ -49,6 +49,9 @@ struct RunSummary {
   bool newer_version = false;  // written by a newer engine
   qint64 unreadable_lines = 0; // ReaderStats::problems()
   QDateTime last_modified;     // newest of events.jsonl and logs/*.log
+  // The sweep that made it (medsynth-engine sweep: a sweep-*.json beside it
+  // names it), as "SWEEP: key=value ...", so that a sweep's runs sort together.
+  QString sweep;
 };
 
 struct RunStoreOptions {

@@ -26,6 +26,7 @@
 #include <sstream>
 
 #include "cli/self_executable.hpp"
+#include "cli/sweep.hpp"
 #include "cli/signals.hpp"
 #include "cli/sweep_plan.hpp"
 #include "cli/verbs.hpp"
@@ -39,12 +40,6 @@ namespace fs = std::filesystem;
 namespace medsynth::cli {
 
 namespace {
-
-struct SweepArguments {
-  std::string job_file, nproc = "1", runs_dir, data;
-  std::vector<std::string> overrides;
-  bool dry_run = false;
-};
 
 struct RunOutcome {
   std::string status = "not run";  // completed, stopped, failed, not run
@@ -183,6 +178,8 @@ std::string write_summary(const SweepArguments& a, const JobSpec& job, const Swe
   return path.string();
 }
 
+}  // namespace
+
 int run_sweep(const SweepArguments& a) {
   const SweepPlan plan = plan_sweep(a.overrides);
   if (plan.axes.empty())
@@ -223,8 +220,6 @@ int run_sweep(const SweepArguments& a) {
     if (o.status != "completed") return 1;
   return 0;
 }
-
-}  // namespace
 
 Action add_sweep_verb(CLI::App& app) {
   auto a = std::make_shared<SweepArguments>();

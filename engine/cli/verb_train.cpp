@@ -13,6 +13,7 @@
 #include "cli/train_arguments.hpp"
 #include "cli/signals.hpp"
 #include "cli/slurm_requeue.hpp"
+#include "cli/sweep.hpp"
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
@@ -107,9 +108,22 @@ int run(const TrainArguments& given) {
 
 Action add_train_verb(CLI::App& app) {
   auto args = std::make_shared<TrainArguments>();
+  auto multirun = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand("train", "Train a job (autoencoder) in a new run directory, or resume one");
   add_train_options(*cmd, *args);
-  return [args] { return run(*args); };
+  cmd->add_flag("-m,--multirun", *multirun,
+                "Hydra's multirun: key=a,b overrides sweep, one run per combination (as `medsynth-engine sweep`)");
+  return [args, multirun] {
+    if (!*multirun) return run(*args);
+    if (!args->resume.empty() || args->json || !args->init_weights.empty())
+      throw UsageError("-m: a sweep starts new runs; --resume, --json and --init-weights do not apply to it");
+    SweepArguments sweep;
+    sweep.job_file = args->job_file;
+    sweep.overrides = args->overrides;
+    sweep.runs_dir = args->runs_dir;
+    sweep.data = args->data;
+    return run_sweep(sweep);
+  };
 }
 
 }  // namespace medsynth::cli

@@ -3,8 +3,9 @@
 // last step of each phase and at most one line every `every_s` seconds in
 // between, so a terminal, a pipe and a SLURM log alike show that it moves
 // (issue 38: these commands printed only at the end; at MAISI size that is
-// hours, and a hang looked like progress). Training has its bar and events.
-// Thread-safe.
+// hours, and a hang looked like progress). On a terminal the phase is a bar
+// redrawn in place instead (at most ten times a second), ended by a newline
+// when the phase ends. Training has its bar and events. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <functional>
 #include <iosfwd>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +23,8 @@ struct ProgressLinesOptions {
   std::string prefix;           // "evaluate": each line starts "evaluate: "
   std::ostream* out = nullptr;  // null: std::cerr
   double every_s = 10.0;        // between the first and the last step of a phase
+  // A bar redrawn in place: unset, when `out` is null and stderr is a terminal.
+  std::optional<bool> terminal;
   // Injected clock for tests; defaults to steady_clock::now.
   std::function<std::chrono::steady_clock::time_point()> clock{};
 };
@@ -37,7 +41,11 @@ class ProgressLines {
  private:
   std::chrono::steady_clock::time_point now() const;
 
+  void draw_bar(std::ostream& out, std::string_view phase, std::int64_t done, std::int64_t total);
+
   ProgressLinesOptions options_;
+  bool terminal_ = false;
+  bool bar_open_ = false;  // a bar is drawn without its newline yet
   std::mutex mutex_;
   std::string phase_;
   std::chrono::steady_clock::time_point last_line_{};

@@ -107,6 +107,28 @@ class RunStoreTest : public QObject {
     QCOMPARE(status_of("interrupted-run"), RunStatus::running);
   }
 
+  // Issue 38: a sweep's runs carry its name and their swept values, so the
+  // history shows (and sorts) them together.
+  void a_sweeps_runs_are_tagged_with_it() {
+    QTemporaryDir tmp;
+    const QString root = tmp.filePath(QStringLiteral("runs"));
+    QVERIFY(test::write_all(root + "/quickstart-1/job.yaml", "name: quickstart\n"));
+    QVERIFY(test::write_all(root + "/quickstart-2/job.yaml", "name: quickstart\n"));
+    QVERIFY(test::write_all(root + "/other-1/job.yaml", "name: other\n"));
+    QVERIFY(test::write_all(root + "/sweep-quickstart-20261127-114201.json",
+                            R"({"axes": ["training.lr"], "runs": [
+                                 {"run_dir": "quickstart-1", "values": {"training.lr": "1e-3"}, "status": "completed"},
+                                 {"run_dir": "quickstart-2", "values": {"training.lr": "3e-3"}, "status": "completed"}]})"));
+    RunStore store;
+    store.set_roots({root});
+    QSignalSpy refreshed(&store, &RunStore::refreshed);
+    store.refresh();
+    QVERIFY(refreshed.size() == 1 || refreshed.wait(10000));
+    QCOMPARE(store.find(root + "/quickstart-2")->sweep, QStringLiteral("quickstart-20261127-114201: training.lr=3e-3"));
+    QCOMPARE(store.find(root + "/quickstart-1")->sweep, QStringLiteral("quickstart-20261127-114201: training.lr=1e-3"));
+    QVERIFY(store.find(root + "/other-1")->sweep.isEmpty());
+  }
+
   void finds_run_directories_at_depth() {
     QTemporaryDir tmp;
     QVERIFY(test::write_all(tmp.filePath("a/runs/x-1/events.jsonl"), ""));

@@ -67,8 +67,8 @@ class TestRunMonitor : public QObject {
   }
 
   // A copy of the run whose train/loss is doubled: a second, different run.
-  QString make_doubled_copy() {
-    const QString copy = runs_.filePath("copy-20261122-000000");
+  QString make_doubled_copy(const QString& name = QStringLiteral("copy-20261122-000000")) {
+    const QString copy = runs_.filePath(name);
     QDir().mkpath(copy);
     // The copy's job differs in its learning rate: the compare dialog's job diff shows it.
     QFile job(QDir(run_dir_).filePath("job.yaml"));
@@ -337,7 +337,7 @@ class TestRunMonitor : public QObject {
     QTRY_COMPARE(view.visible_lines().size(), 5);
   }
 
-  void history_lists_runs_and_compares_two() {
+  void history_lists_runs_and_compares_them() {
     const QString copy = make_doubled_copy();
     QVERIFY(!copy.isEmpty());
     app::RunStore store;
@@ -365,6 +365,24 @@ class TestRunMonitor : public QObject {
     QTest::mouseDClick(history.table()->viewport(), Qt::LeftButton, {}, cell);
     QTRY_COMPARE(open.count(), 1);
     QCOMPARE(open.front().front().toString(), run_dir_);
+
+    const QString third = make_doubled_copy(QStringLiteral("copy-20261122-000001"));
+    QVERIFY(!third.isEmpty());
+    history.refresh();
+    QTRY_COMPARE_WITH_TIMEOUT(history.row_count(), 3, 15000);
+    // Issue 38: three runs compare too (up to eight).
+    history.select_runs({run_dir_, copy, third});
+    QCOMPARE(history.selected_run_dirs().size(), 3);
+    QVERIFY(history.findChild<QPushButton*>("compare")->isEnabled());
+    history.compare_selected();
+    auto* three = history.findChild<CompareRunsDialog*>();
+    QVERIFY(three);
+    QCOMPARE(three->chart()->curve_count(), 3);
+    QCOMPARE(three->differences()->columnCount(), 3);
+    QCOMPARE(three->differences()->verticalHeaderItem(0)->text(), QStringLiteral("training.lr"));
+    QCOMPARE(three->differences()->item(0, 1)->text(), three->differences()->item(0, 2)->text());  // both copies' lr
+
+    delete three;
 
     history.select_runs({run_dir_, copy});
     QCOMPARE(history.selected_run_dirs().size(), 2);

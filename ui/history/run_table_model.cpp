@@ -105,6 +105,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
       const QVariant v = metric_or_empty(r, "eval/memorization_flagged");
       return sort || !v.isValid() ? v : QVariant(QString::number(v.toInt()));
     }
+    case sweep:
+      return r.sweep;
     default: return {};
   }
 }

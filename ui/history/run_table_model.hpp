@@ -15,7 +15,22 @@ class RunTableModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { name, task, status, started, ended, steps, world, loss, psnr, ssim, fid, memorized, column_count };
+  enum Column {
+    name,
+    task,
+    status,
+    started,
+    ended,
+    steps,
+    world,
+    loss,
+    psnr,
+    ssim,
+    fid,
+    memorized,
+    sweep,
+    column_count
+  };
   static constexpr int k_run_dir_role = Qt::UserRole + 1;
   static constexpr int k_sort_role = Qt::UserRole + 2;
 

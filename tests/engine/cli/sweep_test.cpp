@@ -40,6 +40,12 @@ TEST(Sweep, PlansTheProductLastAxisFastestAndKeepsBracketedListsWhole) {
   EXPECT_EQ(out[1], "2 training.lr=1e-3 training.batch_size=2");
   EXPECT_EQ(out[5], "6 training.lr=2e-3 training.batch_size=4");
   EXPECT_NE(r.err.find("sweep: 6 runs of"), std::string::npos) << r.err;
+  // Hydra's spelling: train -m sweeps the same way.
+  const auto m = test::run_process({test::engine_binary(), "train", "-m", k_job, "training.lr=1e-3,2e-3",
+                                    "data.phantom_size=[32,32,32]", "data.patch_size=[32,32,32]", "--resume", "auto"},
+                                   dir.path().string());
+  EXPECT_EQ(m.exit_code, 2);
+  EXPECT_NE(m.err.find("-m: a sweep starts new runs"), std::string::npos) << m.err;
 }
 
 TEST(Sweep, ABadValueOrKeyIsRefusedBeforeAnyRunStarts) {

@@ -32,5 +32,28 @@ TEST(ProgressLines, FirstAndLastOfEachPhaseAndOneLinePerIntervalBetween) {
             "evaluate: pairwise MS-SSIM 1/4\n");
 }
 
+// Issue 38: on a terminal the phase is a bar redrawn in place (at most ten
+// times a second), ended by a newline; an unfinished phase's bar is left
+// standing when the next begins.
+TEST(ProgressLines, OnATerminalABarIsRedrawnInPlace) {
+  std::ostringstream out;
+  auto t = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+  ProgressLines bar({.prefix = "generate", .out = &out, .terminal = true, .clock = [&] { return t; }});
+  bar.report("image seed 7: sampling", 1, 4);
+  t += std::chrono::milliseconds(50);
+  bar.report("image seed 7: sampling", 2, 4);  // within 0.1 s: not drawn
+  t += std::chrono::milliseconds(100);
+  bar.report("image seed 7: sampling", 3, 4);
+  bar.report("image seed 7: sampling", 4, 4);  // the last: drawn, with its newline
+  bar.report("image seed 7: decoding", 1, 2);
+  bar.report("image seed 8: sampling", 1, 4);  // a new phase before decoding ended
+  const std::string clear = "\r\033[K";
+  EXPECT_EQ(out.str(), clear + "generate: image seed 7: sampling [#######.......................] 1/4 25%" + clear +
+                           "generate: image seed 7: sampling [######################........] 3/4 75%" + clear +
+                           "generate: image seed 7: sampling [##############################] 4/4 100%\n" + clear +
+                           "generate: image seed 7: decoding [###############...............] 1/2 50%\n" + clear +
+                           "generate: image seed 8: sampling [#######.......................] 1/4 25%");
+}
+
 }  // namespace
 }  // namespace medsynth
