@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "config/job_plan.hpp"
 #include "config/job_spec.hpp"
 #include "core/error.hpp"
 
@@ -12,6 +13,7 @@ namespace medsynth {
 namespace {
 
 constexpr double k_kernel = 27.0;  // 3x3x3
+constexpr double k_refused_over_memory = 1.5;  // a CPU step estimated above 1.5x the machine is refused
 
 double at_level(const std::vector<int>& v, std::size_t i, int fallback) {
   return static_cast<double>(i < v.size() ? v[i] : fallback);
@@ -109,6 +111,20 @@ void refuse_job_activations_larger_than_memory(const JobSpec& job, const std::st
     throw DataError(source, floor.field + " needs at least " + gigabytes(floor.bytes) +
                                 " for its activations alone, more than this machine's " + gigabytes(memory) +
                                 "; refusing to start (make it smaller, or run where it fits)");
+  // Training on this machine's CPU: the planner's estimate of a step (within
+  // 15 % of measured peaks, docs/performance.md "The planner"). Refused at
+  // 1.5x the machine, where the margin covers the estimate's error: such a
+  // step would be killed for memory, or swap to a halt, after the set-up.
+  // On a GPU the device's memory decides, which this machine cannot see.
+  if (generating || job.training.device != "cpu" || memory <= 0) return;
+  const JobPlan plan = plan_job(job);
+  if (plan.peak_bytes() > k_refused_over_memory * memory)
+    throw DataError(source, "data.patch_size and training.batch_size: a training step" +
+                                (plan.stage.empty() ? std::string() : " of the " + plan.stage) + " needs about " +
+                                gibibytes(plan.peak_bytes()) + " per process (the planner's estimate: activations " +
+                                gibibytes(plan.activation_bytes) + ", weights and Adam " + gibibytes(plan.state_bytes) +
+                                "; medsynth-engine validate --plan), more than this machine's " + gibibytes(memory) +
+                                "; refusing to start (make them smaller, or train on a GPU)");
 }
 
 }  // namespace medsynth

@@ -47,7 +47,10 @@ ActivationFloor activation_floor(const JobSpec& job, bool generating);
 
 // DataError naming `source`, the field and the floor when the floor exceeds
 // this machine's memory: a bad_alloc at the first step (or a 34 GB
-// generate.output_size) becomes an error before anything is allocated.
+// generate.output_size) becomes an error before anything is allocated. A job
+// that trains on the CPU (training.device: cpu) is also refused when the
+// planner's estimate of its step (config/job_plan.hpp) exceeds 1.5x the
+// machine's memory, naming the fields and the estimate (issue 37).
 void refuse_job_activations_larger_than_memory(const JobSpec& job, const std::string& source, bool generating);
 
 }  // namespace medsynth

@@ -12,6 +12,8 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QProgressBar>
+#include <QTabWidget>
 #include <QtTest>
 
 #include "app/jobs/job_field_catalog.hpp"
@@ -46,6 +48,29 @@ QByteArray scripted_engine(const QByteArray& import_line) {
          "    echo "
          "'{\"v\":1,\"type\":\"run_finished\",\"time\":\"2026-12-01T09:00:02Z\",\"rank\":0,\"status\":\"completed\","
          "\"metrics\":{},\"duration_s\":2}' ;;\n"
+         "esac\n";
+}
+
+// Issue 38: an engine whose generate step stops half way (progress: one of
+// two images, as generate --json reports it; no artifact, whose viewer would
+// need OpenGL, which this offscreen test has not) until the test creates
+// RELEASE, so that the console is seen while the step runs.
+QByteArray half_way_engine(const QByteArray& release) {
+  return "case \"$1\" in\n"
+         "  import-maisi) mkdir -p \"$4\"; touch \"$4/job.yaml\" ;;\n"
+         "  launch) mkdir -p \"$5/output\"; echo x > \"$5/output/s0_image.nii.gz\";\n"
+         "    echo "
+         "'{\"v\":1,\"type\":\"run_started\",\"time\":\"2026-12-01T09:00:00Z\",\"rank\":0,\"run_dir\":\"'\"$5\"'\","
+         "\"job_name\":\"maisi\",\"task\":\"ldm\",\"config_hash\":\"0\",\"world_size\":1,\"effective_batch\":1,"
+         "\"total_steps\":2,\"device\":\"cpu\"}'\n"
+         "    echo '{\"v\":1,\"type\":\"progress\",\"time\":\"2026-12-01T09:01:00Z\",\"rank\":0,\"step\":1,"
+         "\"total_steps\":2,\"epoch\":0,\"epochs\":0,\"samples_per_s\":0.0167,\"eta_s\":60}'\n"
+         "    while [ ! -e '" +
+         release +
+         "' ]; do sleep 0.05; done\n"
+         "    echo "
+         "'{\"v\":1,\"type\":\"run_finished\",\"time\":\"2026-12-01T09:02:00Z\",\"rank\":0,\"status\":\"completed\","
+         "\"metrics\":{},\"duration_s\":120}' ;;\n"
          "esac\n";
 }
 
@@ -206,6 +231,41 @@ class MaisiGenerateDialogTest : public QObject {
     QVERIFY2(monitor, "no run monitor shows the generate step");
     QCOMPARE(monitor->controller(), run);
     QCOMPARE(run->model()->status(), app::RunStatus::finished);
+  }
+
+  // Issue 38's must-show: the console while a generate step runs, with its
+  // progress (1 of 2 images, the ETA), and a screenshot of it.
+  void a_running_generate_shows_its_progress() {
+    const QString release = dir_.filePath("release-generate");
+    const QString engine = write_script(dir_.filePath("engine-half-way.sh"), half_way_engine(release.toUtf8()));
+    qputenv("MEDSYNTH_ENGINE", engine.toUtf8());
+    medsynth::app::SettingsStore settings(dir_.filePath("settings-running.ini"));
+    MainWindow window(&settings);
+    window.resize(1366, 768);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.findChild<QAction*>("action_maisi_generate")->trigger();
+    auto* dialog = window.findChild<MaisiGenerateDialog*>();
+    QVERIFY(dialog);
+    dialog->runs_dir_edit()->setText(dir_.filePath("runs-running"));
+    dialog->folder_edit()->setText(miniature_folder());
+    dialog->generate_button()->click();
+    QVERIFY(QTest::qWaitFor([&] { return dialog->flow()->generation() != nullptr; }, 30000));
+    app::RunController* run = dialog->flow()->generation();
+    QTRY_COMPARE_WITH_TIMEOUT(run->model()->current_step(), 1, 30000);
+    QCOMPARE(run->model()->total_steps(), 2);
+    QCOMPARE(run->model()->status(), app::RunStatus::running);
+    dialog->hide();
+    RunMonitorWidget* monitor = window.monitor_for(run);
+    QVERIFY(monitor);
+    window.tabs()->setCurrentWidget(monitor);
+    QTRY_COMPARE(monitor->progress_bar()->value(), 1);  // one of two images
+    QCOMPARE(monitor->progress_bar()->maximum(), 2);
+    QCOMPARE(run->model()->reader_stats().problems(), 0);
+    QVERIFY(window.save_screenshot(test::output_dir() + "/generate-running.png"));
+    QFile(release).open(QIODevice::WriteOnly);  // let the engine finish
+    QTRY_COMPARE_WITH_TIMEOUT(run->model()->status(), app::RunStatus::finished, 30000);
+    qunsetenv("MEDSYNTH_ENGINE");
   }
 
   void the_file_menu_opens_it_and_a_screenshot_is_saved() {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "config/job_spec.hpp"
+#include "config/job_plan.hpp"
 #include "config/network_size.hpp"
 #include "core/error.hpp"
 #include "models/diffusion_model_unet.hpp"
@@ -98,4 +99,36 @@ TEST(NetworkSize, TheActivationFloorIsTheFirstConvolutionsOutputOrTheDecodedVolu
 }
 
 }  // namespace
+// Issue 37 item 7: a CPU training step the planner estimates above 1.5x
+// this machine is refused, naming the fields and the estimate, although its
+// activation floor passes; the same job on a GPU is left to the device.
+TEST(NetworkSize, ACpuStepThePlannerCannotFitIsRefusedWithItsEstimate) {
+  JobSpec job;
+  job.task = "autoencoder";
+  job.training.device = "cpu";
+  job.data.patch_size = {64, 64, 64};
+  job.model.autoencoder.num_channels = {16, 32, 32};
+  job.model.autoencoder.num_res_blocks = {1, 1, 1};
+  const double memory = static_cast<double>(physical_memory_bytes());
+  ASSERT_GT(memory, 0.0);
+  // Micro-batches of about memory / 100 voxels: the floor (32 bytes a voxel)
+  // stays below the machine, the estimate (~900) far above 1.5x it.
+  job.training.batch_size = static_cast<int>(memory / 100.0 / (64.0 * 64 * 64)) + 1;
+  ASSERT_LT(activation_floor(job, false).bytes, memory);
+  try {
+    refuse_job_activations_larger_than_memory(job, "job.yaml", false);
+    ADD_FAILURE() << "a step of about " << gibibytes(plan_job(job).peak_bytes()) << " was accepted";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("data.patch_size and training.batch_size: a training step needs about"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("the planner's estimate"), std::string::npos) << e.what();
+  }
+  job.training.device = "cuda";
+  EXPECT_NO_THROW(refuse_job_activations_larger_than_memory(job, "job.yaml", false));
+  job.training.device = "cpu";
+  job.training.batch_size = 1;
+  EXPECT_NO_THROW(refuse_job_activations_larger_than_memory(job, "job.yaml", false));
+}
+
 }  // namespace medsynth
