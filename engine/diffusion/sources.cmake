@@ -5,6 +5,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/controlnet_guidance.cpp
   ${CMAKE_CURRENT_LIST_DIR}/controlnet_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/encode_stage.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/dataset_card.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generate_stage.cpp
   ${CMAKE_CURRENT_LIST_DIR}/latent_autoencoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/latent_batch_loader.cpp

@@ -4,7 +4,8 @@
 // sampled again with the next seed and passes, the stderr lines and the
 // report beside it say which organ failed and what was done, the kept image
 // is seed 8's bit for bit, and regenerate makes it again from its provenance.
-// With every try failing the last image is kept and the report says so.
+// With every try failing the last image is kept and the report says so. The
+// folder's dataset card (issue 39 item 4) gathers provenance, QA and audit.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -123,6 +124,35 @@ TEST_F(GenerateQualityCheck, AnImageWhoseLiverIsOutOfRangeIsSampledAgainWithTheN
       dir_.path().string());
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("bit for bit"), std::string::npos) << again.out;
+
+  // Issue 39 item 4: the folder's card has the pair's provenance and QA, and
+  // the memorization audit of an evaluation.json that names it.
+  const fs::path evaluation = dir_ / "evaluation.json";
+  std::ofstream(evaluation) << nlohmann::json{
+      {"memorization",
+       {{"cases",
+         {{{"generated", (dir_ / "checked" / "sample_seed7_rank0_image.nii.gz").string()},
+           {"flagged", true},
+           {"ms_ssim_ratio", 0.05},
+           {"latent_ratio",
+            0.5}}}}}}}.dump();
+  const auto card = test::run_process(
+      {test::engine_binary(), "dataset-card", (dir_ / "checked").string(), "--evaluation", evaluation.string()},
+      dir_.path().string());
+  ASSERT_EQ(card.exit_code, 0) << card.err;
+  EXPECT_NE(card.out.find("Organ quality check: 1 of 1 passed"), std::string::npos) << card.out;
+  EXPECT_NE(card.out.find("1 of 1 flagged"), std::string::npos) << card.out;
+  const auto written = read_json(dir_ / "checked" / "dataset-card.json");
+  ASSERT_EQ(written.at("pairs").size(), 1u);
+  const auto& pair = written.at("pairs")[0];
+  EXPECT_EQ(pair.at("seed"), 8);
+  EXPECT_EQ(pair.at("label"), "sample_seed7_rank0_label.nii.gz");
+  EXPECT_EQ(pair.at("quality").at("tries"), 2);
+  EXPECT_TRUE(pair.at("quality").at("passed").get<bool>());
+  EXPECT_TRUE(pair.at("memorization").at("flagged").get<bool>());
+  EXPECT_NEAR(pair.at("memorization").at("ratio").get<double>(), 0.05, 1e-12);
+  EXPECT_EQ(pair.at("sha256").at("label").get<std::string>().size(), 64u);
+  EXPECT_TRUE(fs::exists(dir_ / "checked" / "dataset-card.md"));
 }
 
 TEST_F(GenerateQualityCheck, WhenEveryTryFailsTheLastImageIsKeptAndTheReportSaysSo) {

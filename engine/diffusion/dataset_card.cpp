@@ -1,0 +1,190 @@
+#include "diffusion/dataset_card.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/bounded_json.hpp"
+#include "core/error.hpp"
+#include "core/volume_file_names.hpp"
+#include "diffusion/volume_provenance.hpp"
+#include "volume/atomic_file.hpp"
+
+namespace medsynth {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Json = nlohmann::json;
+
+Json read_json_file(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw DataError(path.string(), "cannot open it");
+  return parse_bounded_json(in, path.string());
+}
+
+// ..._image.nii.gz -> ..._quality.json (generate --quality-check's report).
+fs::path quality_report_of(const fs::path& image) {
+  std::string name = image.filename().string();
+  const auto at = name.rfind("_image.");
+  return image.parent_path() / (name.substr(0, at) + "_quality.json");
+}
+
+void read_quality(const fs::path& report, DatasetCardPair& pair) {
+  if (!fs::exists(report)) return;
+  const Json q = read_json_file(report);
+  if (!q.contains("passed") || !q["passed"].is_boolean() || !q.contains("tries") || !q["tries"].is_array())
+    throw DataError(report.string(), "not a quality report of generate --quality-check (passed, tries)");
+  pair.quality_passed = q["passed"].get<bool>();
+  pair.quality_tries = static_cast<int>(q["tries"].size());
+  if (!q["tries"].empty() && q["tries"].back().contains("organs"))
+    for (const auto& organ : q["tries"].back()["organs"])
+      if (organ.value("outlier", false))
+        pair.quality_failures += (pair.quality_failures.empty() ? "" : "; ") + organ.value("organ", std::string("?"));
+}
+
+// The memorization cases of an evaluation.json by generated file name.
+void read_memorization(const fs::path& evaluation, std::vector<DatasetCardPair>& pairs) {
+  const Json e = read_json_file(evaluation);
+  if (!e.contains("memorization") || !e["memorization"].is_object()) return;  // evaluated without --train
+  for (const auto& c : e["memorization"].value("cases", Json::array())) {
+    const std::string generated = fs::path(c.value("generated", std::string())).filename().string();
+    for (auto& pair : pairs)
+      if (pair.image == generated) {
+        pair.memorized = c.value("flagged", false);
+        pair.memorization_ratio = std::min(c.value("ms_ssim_ratio", 1e9), c.value("latent_ratio", 1e9));
+      }
+  }
+}
+
+std::string short_hash(const std::string& h) { return h.size() > 12 ? h.substr(0, 12) : h; }
+
+}  // namespace
+
+DatasetCard read_dataset_card(const std::string& folder, const std::string& evaluation_json) {
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) throw UsageError(folder + ": not a folder of generated image/label pairs");
+  DatasetCard card;
+  card.folder = folder;
+  std::vector<fs::path> images;
+  for (const auto& entry : fs::directory_iterator(folder, ec))
+    if (entry.is_regular_file() && entry.path().filename().string().find("_image.") != std::string::npos)
+      images.push_back(entry.path());
+  std::sort(images.begin(), images.end());
+  for (const auto& image : images) {
+    const auto label = paired_label_name(image.string());
+    if (!label || !fs::exists(*label)) continue;  // an image without its label is no pair
+    DatasetCardPair pair;
+    pair.image = image.filename().string();
+    pair.label = fs::path(*label).filename().string();
+    if (const auto p = read_volume_provenance(image.string())) {
+      pair.has_provenance = true;
+      pair.seed = p->seed;
+      pair.scheduler = p->scheduler;
+      pair.steps = p->num_inference_steps;
+      pair.engine_version = p->engine_version;
+      pair.modality = p->modality;
+      pair.unet_hash = p->unet_checkpoint_hash;
+      pair.autoencoder_hash = p->autoencoder_checkpoint_hash;
+      pair.controlnet_hash = p->controlnet_checkpoint_hash;
+      pair.label_hash = p->label_hash;
+    }
+    read_quality(quality_report_of(image), pair);
+    card.pairs.push_back(std::move(pair));
+  }
+  if (card.pairs.empty())
+    throw UsageError(folder +
+                     ": no image/label pairs (X_image.nii.gz beside X_label.nii.gz, as generate --label writes them)");
+  fs::path evaluation = evaluation_json;
+  if (evaluation.empty() && fs::exists(fs::path(folder) / "evaluation" / "evaluation.json"))
+    evaluation = fs::path(folder) / "evaluation" / "evaluation.json";
+  if (!evaluation.empty()) {
+    read_memorization(evaluation, card.pairs);
+    card.evaluation = evaluation.string();
+  }
+  return card;
+}
+
+std::string write_dataset_card(const DatasetCard& card) {
+  Json pairs = Json::array();
+  std::size_t passed = 0, checked = 0, flagged = 0, audited = 0, without_provenance = 0;
+  for (const auto& p : card.pairs) {
+    Json j = {{"image", p.image}, {"label", p.label}, {"provenance", p.has_provenance}};
+    without_provenance += p.has_provenance ? 0 : 1;
+    if (p.has_provenance) {
+      j["seed"] = p.seed;
+      j["scheduler"] = p.scheduler;
+      j["num_inference_steps"] = p.steps;
+      j["engine_version"] = p.engine_version;
+      j["modality"] = p.modality;
+      j["sha256"] = {{"unet", p.unet_hash},
+                     {"autoencoder", p.autoencoder_hash},
+                     {"controlnet", p.controlnet_hash},
+                     {"label", p.label_hash}};
+    }
+    if (p.quality_passed) {
+      ++checked;
+      passed += *p.quality_passed ? 1 : 0;
+      j["quality"] = {{"passed", *p.quality_passed}, {"tries", p.quality_tries}, {"failed_organs", p.quality_failures}};
+    }
+    if (p.memorized) {
+      ++audited;
+      flagged += *p.memorized ? 1 : 0;
+      j["memorization"] = {{"flagged", *p.memorized}, {"ratio", p.memorization_ratio}};
+    }
+    pairs.push_back(j);
+  }
+  const Json json = {{"folder", fs::absolute(card.folder).string()},
+                     {"pairs", pairs},
+                     {"evaluation", card.evaluation},
+                     {"summary",
+                      {{"pairs", card.pairs.size()},
+                       {"quality_checked", checked},
+                       {"quality_passed", passed},
+                       {"memorization_audited", audited},
+                       {"memorization_flagged", flagged},
+                       {"without_provenance", without_provenance}}}};
+  std::ostringstream md;
+  md << "# Dataset card: " << fs::path(card.folder).filename().string() << "\n\n"
+     << "Synthetic CT image/label pairs generated by medsynth (a generative model), not acquired from patients.\n\n"
+     << "- Pairs: " << card.pairs.size() << "\n"
+     << "- Organ quality check: "
+     << (checked ? std::to_string(passed) + " of " + std::to_string(checked) + " passed"
+                 : "not run (generate --quality-check)")
+     << "\n"
+     << "- Memorization audit: "
+     << (audited ? std::to_string(flagged) + " of " + std::to_string(audited) +
+                       " flagged as copies of a training case (" + card.evaluation + ")"
+                 : "not run (medsynth-engine evaluate FOLDER --reference REF --train TRAIN --out FOLDER/evaluation)")
+     << "\n"
+     << "- Pairs whose image records its provenance: " << card.pairs.size() - without_provenance << " of "
+     << card.pairs.size() << "\n\n"
+     << "Hashes are SHA-256 (first 12 hex digits) of the checkpoints and of the label map each image was generated "
+        "from.\n\n| image | label | seed | UNet | autoencoder | ControlNet | input label | QA | memorized |\n"
+     << "|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& p : card.pairs) {
+    md << "| " << p.image << " | " << p.label << " | " << (p.has_provenance ? std::to_string(p.seed) : "-") << " | "
+       << short_hash(p.unet_hash) << " | " << short_hash(p.autoencoder_hash) << " | " << short_hash(p.controlnet_hash)
+       << " | " << short_hash(p.label_hash) << " | "
+       << (!p.quality_passed   ? "-"
+           : *p.quality_passed ? "passed"
+                               : "failed: " + p.quality_failures)
+       << " | "
+       << (!p.memorized   ? "-"
+           : *p.memorized ? "FLAGGED"
+                          : "no")
+       << " |\n";
+  }
+  const std::string markdown = md.str();
+  const fs::path folder = card.folder;
+  write_file_atomically((folder / "dataset-card.json").string(), ".json",
+                        [&json](const std::string& temp) { std::ofstream(temp) << json.dump(2) << "\n"; });
+  write_file_atomically((folder / "dataset-card.md").string(), ".md",
+                        [&markdown](const std::string& temp) { std::ofstream(temp) << markdown; });
+  return markdown;
+}
+
+}  // namespace medsynth
