@@ -7,8 +7,8 @@
 // and the step's multiply-adds. For a pipeline the stage that needs the most.
 // An estimate, checked against measured peaks (tests/engine/config/
 // job_plan_test.cpp, docs/performance.md "The planner"): the quick start's
-// growth with its patch within 15 %; the perceptual loss's feature network
-// is not counted. Torch-free: the console shows it before Launch.
+// growth with its patch within 25 % over threads, seeds and CPU kinds; the
+// perceptual loss's feature network is not counted. Torch-free: the console shows it before Launch.
 #pragma once
 
 #include <string>

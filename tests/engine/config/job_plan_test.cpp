@@ -84,8 +84,11 @@ TEST(JobPlan, TheActivationModelMatchesTheMeasuredGrowthOfARealStep) {
   const double estimated = plan_job(quickstart({"data.patch_size=[64,64,64]", "training.amp=false"})).activation_bytes -
                            plan_job(quickstart({"data.patch_size=[32,32,32]", "training.amp=false"})).activation_bytes;
   ASSERT_GT(measured, 0.0);
-  // Measured on a Zen 5: 291 MiB against 320 estimated.
-  EXPECT_NEAR(estimated / measured, 1.0, 0.35)
+  // Estimated 320 MiB. Measured on a Zen 5 (AVX-512) at 1 and 2 threads and
+  // seeds 42, 1 and 7, and with the kernels capped at AVX2: 291-428 MiB, the
+  // ratio 0.75-1.10 (the allocator's timing, not the arithmetic). The band
+  // leaves a CPU kind not measured here (a Xeon with AMX) a margin beyond that.
+  EXPECT_NEAR(estimated / measured, 1.0, 0.45)
       << "estimated " << estimated / 1048576 << " MiB, measured " << measured / 1048576 << " MiB";
 }
 
