@@ -112,7 +112,7 @@ void refuse_job_activations_larger_than_memory(const JobSpec& job, const std::st
                                 " for its activations alone, more than this machine's " + gigabytes(memory) +
                                 "; refusing to start (make it smaller, or run where it fits)");
   // Training on this machine's CPU: the planner's estimate of a step (within
-  // 15 % of measured peaks, docs/performance.md "The planner"). Refused at
+  // 25 % of measured peaks, docs/performance.md "The planner"). Refused at
   // 1.5x the machine, where the margin covers the estimate's error: such a
   // step would be killed for memory, or swap to a halt, after the set-up.
   // On a GPU the device's memory decides, which this machine cannot see.
