@@ -132,7 +132,11 @@ QStringList maisi_generate_arguments(const MaisiGenerateRequest& r) {
 }
 
 GeneratedFiles find_generated_files(const QString& run_dir) {
-  const QDir output(QDir(run_dir).filePath(QStringLiteral("output")));
+  return find_generated_files_in(QDir(run_dir).filePath(QStringLiteral("output")));
+}
+
+GeneratedFiles find_generated_files_in(const QString& folder) {
+  const QDir output(folder);
   const QStringList files = output.entryList({QStringLiteral("*.nii.gz"), QStringLiteral("*.nii")}, QDir::Files,
                                              QDir::Name);
   GeneratedFiles found;

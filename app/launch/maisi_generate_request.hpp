@@ -84,5 +84,7 @@ struct GeneratedFiles {
   QString label;
 };
 GeneratedFiles find_generated_files(const QString& run_dir);
+// The same rule in any folder generate wrote into (generate --output-dir).
+GeneratedFiles find_generated_files_in(const QString& folder);
 
 }  // namespace medsynth::app

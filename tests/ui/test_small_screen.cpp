@@ -17,6 +17,7 @@
 #include "app/settings/settings_store.hpp"
 #include "ui/shell/command_line.hpp"
 #include "ui/shell/main_window.hpp"
+#include "ui/viewer/label_studio.hpp"
 #include "ui/viewer/viewer_toolbar.hpp"
 #include "ui/viewer/volume_viewer_widget.hpp"
 #include "ui_test_support.hpp"
@@ -95,6 +96,27 @@ class TestSmallScreen : public QObject {
     QString error;
     QVERIFY2(window.save_screenshot(test::output_dir() + QStringLiteral("/console-1366x768.png"), &error),
              qPrintable(error));
+
+    // Issue 39.2: the viewer tab offers "Edit labels…", which opens the label
+    // editor on the same image as a tab of its own, and that tab fits too.
+    QToolButton* edit = viewer->toolbar()->edit_labels_button();
+    QVERIFY(edit);
+    const int tabs_before = window.tabs()->count();
+    edit->click();
+    QCOMPARE(window.tabs()->count(), tabs_before + 1);
+    QVERIFY2(window.tabs()->tabText(window.tabs()->currentIndex()).startsWith(QStringLiteral("Labels")),
+             qPrintable(window.tabs()->tabText(window.tabs()->currentIndex())));
+    auto* studio = window.findChild<LabelStudio*>();
+    QVERIFY(studio);
+    QTRY_VERIFY_WITH_TIMEOUT(studio->editor()->has_volume(), 20000);
+    QCOMPARE(studio->editor()->volume_label(), volume);
+    QTest::qWait(100);
+    const QSize with_studio = window.minimumSizeHint().expandedTo(window.minimumSize());
+    QVERIFY2(with_studio.width() <= screen.width() && window.width() <= screen.width(),
+             qPrintable(QStringLiteral("minimum size with the label editor %1x%2, window %3")
+                            .arg(with_studio.width())
+                            .arg(with_studio.height())
+                            .arg(window.width())));
   }
 };
 

@@ -146,6 +146,7 @@ void MainWindow::build_menus() {
   QAction* open_volume = file->addAction(tr("Open &volume…"), this, [this] { volumes_->open_volume_dialog(this); });
   open_volume->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
   file->addAction(tr("&Compare volumes…"), this, [this] { volumes_->compare_dialog(this); });
+  file->addAction(tr("Edit &labels…"), this, [this] { volumes_->label_studio_dialog(this); });
   file->addSeparator();
   QAction* maisi = file->addAction(tr("&Generate CT from MAISI weights…"), this, [this] { open_maisi_dialog(); });
   maisi->setObjectName(QStringLiteral("action_maisi_generate"));

@@ -6,6 +6,8 @@
 
 #include "app/session/run_controller.hpp"
 #include "ui/viewer/compare_widget.hpp"
+#include "ui/viewer/label_studio.hpp"
+#include "ui/viewer/viewer_toolbar.hpp"
 #include "ui/viewer/samples_panel.hpp"
 #include "ui/viewer/volume_viewer_widget.hpp"
 
@@ -28,7 +30,17 @@ VolumeWorkspace::VolumeWorkspace(QTabWidget* tabs, QObject* parent) : QObject(pa
 QWidget* VolumeWorkspace::open_volume(const QString& path) {
   auto* viewer = new VolumeViewerWidget(tabs_);
   viewer->open_volume(path);
+  viewer->toolbar()->offer_label_editing(true);
+  connect(viewer->toolbar(), &ViewerToolbar::edit_labels_requested, this, [this, viewer] {
+    if (viewer->has_volume()) open_label_studio(viewer->volume_label(), viewer->label_map_path());
+  });
   return add_tab(tabs_, viewer, QFileInfo(path).fileName());
+}
+
+QWidget* VolumeWorkspace::open_label_studio(const QString& image_path, const QString& label_path) {
+  auto* studio = new LabelStudio(tabs_);
+  studio->open(image_path, label_path);
+  return add_tab(tabs_, studio, tr("Labels · %1").arg(QFileInfo(image_path).fileName()));
 }
 
 QWidget* VolumeWorkspace::compare(const QString& path_a, const QString& path_b) {
@@ -64,6 +76,12 @@ void VolumeWorkspace::compare_dialog(QWidget* parent) {
   if (a.isEmpty()) return;
   const QString b = QFileDialog::getOpenFileName(parent, tr("Compare: second volume (e.g. real)"), QFileInfo(a).path(), k_filter);
   if (!b.isEmpty()) compare(a, b);
+}
+
+void VolumeWorkspace::label_studio_dialog(QWidget* parent) {
+  const QString image =
+      QFileDialog::getOpenFileName(parent, tr("Edit labels: the image to paint over"), QString(), k_filter);
+  if (!image.isEmpty()) open_label_studio(image);
 }
 
 }  // namespace medsynth::ui

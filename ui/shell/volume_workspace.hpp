@@ -28,6 +28,8 @@ class VolumeWorkspace : public QObject {
   // A viewer tab showing `path` (.nii/.nii.gz or a DICOM folder); load errors show in the tab.
   QWidget* open_volume(const QString& path);
   QWidget* compare(const QString& path_a, const QString& path_b);
+  // The label editor (issue 39.2) for an image and, optionally, its label map.
+  QWidget* open_label_studio(const QString& image_path, const QString& label_path = {});
   // The Samples tab of a run (created once per run).
   QWidget* attach_samples(RunController* run);
 
@@ -36,6 +38,7 @@ class VolumeWorkspace : public QObject {
 
   void open_volume_dialog(QWidget* parent);
   void compare_dialog(QWidget* parent);
+  void label_studio_dialog(QWidget* parent);
 
  private:
   QTabWidget* tabs_;

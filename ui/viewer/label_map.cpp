@@ -55,4 +55,15 @@ QString sibling_label_path(const QString& image_path) {
   return label ? QString::fromStdString(*label) : QString();
 }
 
+QString edited_label_path(const QString& label_path, const QString& image_path) {
+  static const QString edited = QStringLiteral("-edited.nii.gz");
+  static const QString painted = QStringLiteral("-painted_label.nii.gz");
+  if (label_path.isEmpty()) {
+    if (image_path.isEmpty()) return {};
+    return QString::fromStdString(volume_file_stem(image_path.toStdString())) + painted;
+  }
+  if (label_path.endsWith(edited) || label_path.endsWith(painted)) return label_path;  // the editor's own file
+  return QString::fromStdString(volume_file_stem(label_path.toStdString())) + edited;
+}
+
 }  // namespace medsynth::ui

@@ -37,4 +37,12 @@ QString label_grid_mismatch(const Volume& image, const Volume& label, const QStr
 // .mhd, the image's extension kept); empty for other names.
 QString sibling_label_path(const QString& image_path);
 
+// Where the label editor saves without asking (issue 39.2), never the file
+// the map was opened from, always NIfTI (write_volume's format):
+//   ".../X_label.nrrd"           -> ".../X_label-edited.nii.gz"
+//   ".../X_label-edited.nii.gz"  -> itself (the editor's own file, saved again)
+//   no file (painted over ".../ct.nii.gz") -> ".../ct-painted_label.nii.gz"
+//   ".../ct-painted_label.nii.gz" -> itself (the editor's own file)
+QString edited_label_path(const QString& label_path, const QString& image_path);
+
 }  // namespace medsynth::ui

@@ -5,10 +5,15 @@
 
 #include <QFileInfo>
 
+#include <vtkDataArray.h>
+#include <vtkPointData.h>
+
 #include <vtkImageData.h>
 #include <vtkMatrix4x4.h>
 #include <vtkSmartPointer.h>
 
+#include "core/error.hpp"
+#include "ui/viewer/label_edits.hpp"
 #include "ui/viewer/label_map.hpp"
 #include "ui/viewer/label_overlay_layer.hpp"
 #include "ui/viewer/slice_scene.hpp"
@@ -74,6 +79,7 @@ bool LabelOverlayController::set_labels(std::shared_ptr<const Volume> labels, co
     if (error) *error = problem;
     return false;
   }
+  edits_.reset();
   labels_ = std::move(labels);
   path_ = path;
   vtk_->label_image = make_label_image_data(*labels_);
@@ -84,6 +90,7 @@ bool LabelOverlayController::set_labels(std::shared_ptr<const Volume> labels, co
 
 void LabelOverlayController::clear() {
   const bool had = labels_ != nullptr;
+  edits_.reset();
   labels_.reset();
   vtk_->label_image = nullptr;
   path_.clear();
@@ -99,6 +106,59 @@ std::optional<int> LabelOverlayController::label_at(const Index3& index) const {
   const float v = labels_->at(static_cast<std::size_t>(index[0]), static_cast<std::size_t>(index[1]),
                               static_cast<std::size_t>(index[2]));
   return std::isfinite(v) ? static_cast<int>(std::lround(v)) : 0;
+}
+
+LabelEdits* LabelOverlayController::edit() {
+  if (edits_) return edits_.get();
+  if (!image_) return nullptr;
+  std::shared_ptr<Volume> editable;
+  if (labels_) {
+    editable = std::make_shared<Volume>(*labels_);
+  } else {
+    editable = std::make_shared<Volume>(*image_);
+    std::fill(editable->voxels.begin(), editable->voxels.end(), 0.0f);
+    vtk_->label_image = make_label_image_data(*editable);
+  }
+  edits_ = std::make_unique<LabelEdits>(editable);
+  const bool was_new = labels_ == nullptr;
+  labels_ = std::move(editable);
+  if (was_new) {
+    apply_to_views();
+    emit changed();
+  }
+  return edits_.get();
+}
+
+void LabelOverlayController::redraw_voxels(const std::vector<std::size_t>& offsets) {
+  if (!labels_ || !vtk_->label_image) return;
+  auto* label_slots = static_cast<unsigned char*>(vtk_->label_image->GetScalarPointer());
+  const std::size_t n = labels_->voxels.size();
+  for (std::size_t offset : offsets)
+    if (offset < n) label_slots[offset] = label_slot(labels_->voxels[offset]);
+  vtk_->label_image->GetPointData()->GetScalars()->Modified();
+  vtk_->label_image->Modified();
+  for (SliceView* view : views_) view->request_render();
+  emit edited();
+}
+
+bool LabelOverlayController::is_modified() const { return edits_ && edits_->modified(); }
+
+bool LabelOverlayController::save(const QString& path, QString* error) {
+  if (!labels_) {
+    if (error) *error = QStringLiteral("%1: there is no label map to save").arg(path);
+    return false;
+  }
+  try {
+    write_volume(*labels_, path.toStdString());
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  path_ = path;
+  if (edits_) edits_->mark_saved();
+  emit saved(path);
+  emit edited();
+  return true;
 }
 
 void LabelOverlayController::set_opacity(double opacity) {

@@ -3,12 +3,16 @@
 // (label_grid_mismatch: the message names both files), turns it into the
 // label image once and hands it to the three slice views' LabelOverlayLayer,
 // and keeps the overlay's opacity and visibility. A new image clears the
-// labels (they belonged to the old one). GUI thread only.
+// labels (they belonged to the old one). It also makes the map editable
+// (issue 39.2): edit() hands out the LabelEdits of a copy (or of a new empty
+// map on the image's grid), redraw_voxels() shows what an edit changed, and
+// save() writes the map as NIfTI. GUI thread only.
 #pragma once
 
 #include <array>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include <QObject>
 #include <QString>
@@ -20,6 +24,7 @@ class vtkMatrix4x4;
 
 namespace medsynth::ui {
 
+class LabelEdits;
 class SliceView;
 class VolumeLoader;
 struct LoadedVolume;
@@ -51,6 +56,20 @@ class LabelOverlayController : public QObject {
   double opacity() const { return opacity_; }
   bool visible() const { return visible_; }
 
+  // The edits of the shown map, made editable on first use: the map read
+  // from a file is copied (the file stays as it was), and without one a new
+  // map of zeros on the image's grid is shown. Null without an image.
+  LabelEdits* edit();
+  LabelEdits* edits() const { return edits_.get(); }
+  // Redraws the voxels (offsets into the map) an edit changed; edited() follows.
+  void redraw_voxels(const std::vector<std::size_t>& offsets);
+  // Edited since it was read, created or last saved.
+  bool is_modified() const;
+  // Writes the map to `path` (NIfTI, the image's grid, atomically: a crash
+  // leaves the old file whole); path() becomes `path`. false and *error
+  // (naming the file) when there is no map or the write fails.
+  bool save(const QString& path, QString* error = nullptr);
+
  public slots:
   void set_opacity(double opacity);  // clamped to [0, 1]
   void set_visible(bool visible);
@@ -60,6 +79,10 @@ class LabelOverlayController : public QObject {
   void failed(const QString& message);
   // Labels, opacity or visibility changed (the toolbar follows this).
   void changed();
+  // Voxels of the map changed (an edit, an undo); is_modified() may have changed.
+  void edited();
+  // The map was written to `path`.
+  void saved(const QString& path);
 
  private:
   void on_loaded(const LoadedVolume& loaded);
@@ -72,6 +95,7 @@ class LabelOverlayController : public QObject {
   struct VtkData;  // the placement matrix and the label image (VTK stays out of this header)
   std::unique_ptr<VtkData> vtk_;
   std::shared_ptr<const Volume> labels_;
+  std::unique_ptr<LabelEdits> edits_;  // set once the map is edited; labels_ is its map
   QString path_;
   QString pending_path_;  // the label file being read for the current image
   double opacity_ = 0.5;

@@ -61,6 +61,11 @@ void SliceView::set_annotations_visible(bool visible) {
   request_render();
 }
 
+void SliceView::set_painting(bool painting) {
+  painting_ = painting;
+  setCursor(painting ? Qt::CrossCursor : Qt::ArrowCursor);
+}
+
 double SliceView::zoom() const { return scene_->zoom(); }
 
 void SliceView::set_zoom(double zoom) {
@@ -94,7 +99,12 @@ void SliceView::mousePressEvent(QMouseEvent* event) {
   if (!volume_ || drag_button_ != Qt::NoButton) return event->accept();
   drag_button_ = event->button();
   drag_start_ = last_position_ = event->position();
-  if (drag_button_ == Qt::LeftButton) emit cursor_requested(world_at(event->position()));
+  if (drag_button_ == Qt::LeftButton) {
+    if (painting_)
+      emit paint_pressed(probe_at(event->position()));
+    else
+      emit cursor_requested(world_at(event->position()));
+  }
   if (drag_button_ == Qt::RightButton) emit window_level_drag_started();
   event->accept();
 }
@@ -102,7 +112,10 @@ void SliceView::mousePressEvent(QMouseEvent* event) {
 void SliceView::mouseDoubleClickEvent(QMouseEvent* event) { mousePressEvent(event); }
 
 void SliceView::mouseReleaseEvent(QMouseEvent* event) {
-  if (event->button() == drag_button_) drag_button_ = Qt::NoButton;
+  if (event->button() == drag_button_) {
+    if (drag_button_ == Qt::LeftButton && painting_) emit paint_released();
+    drag_button_ = Qt::NoButton;
+  }
   event->accept();
 }
 
@@ -110,7 +123,12 @@ void SliceView::mouseMoveEvent(QMouseEvent* event) {
   const QPointF position = event->position();
   if (volume_) {
     switch (drag_button_) {
-      case Qt::LeftButton: emit cursor_requested(world_at(position)); break;
+      case Qt::LeftButton:
+        if (painting_)
+          emit paint_dragged(probe_at(position));
+        else
+          emit cursor_requested(world_at(position));
+        break;
       case Qt::RightButton:
         emit window_level_dragged(position.x() - drag_start_.x(), position.y() - drag_start_.y());
         break;

@@ -4,6 +4,9 @@
 //   right drag        window/level
 //   wheel, Up/Down    next/previous slice;  Ctrl+wheel zoom;  middle drag pan
 //   hover             value under the cursor (hovered signal)
+// While painting (set_painting, the label editor's brush, eraser and fill),
+// the left button edits the label map instead: paint_pressed, paint_dragged
+// and paint_released carry the voxel under the mouse.
 // It does not change shared state itself: it emits requests and the viewer
 // applies them to all views, which keeps linked views consistent.
 #pragma once
@@ -41,6 +44,8 @@ class SliceView : public VtkOpenGLWidget {
   void set_window_level(const WindowLevel& window_level);
   void set_colormap(Colormap map);
   void set_annotations_visible(bool visible);
+  void set_painting(bool painting);
+  bool painting() const { return painting_; }
 
   double zoom() const;
   void set_zoom(double zoom);
@@ -66,6 +71,10 @@ class SliceView : public VtkOpenGLWidget {
   void window_level_dragged(double dx, double dy);
   // The user zoomed or panned this view.
   void view_changed();
+  // Left button while painting: a stroke starts, goes on, ends.
+  void paint_pressed(const medsynth::ui::VoxelProbe& probe);
+  void paint_dragged(const medsynth::ui::VoxelProbe& probe);
+  void paint_released();
 
  protected:
   void mousePressEvent(QMouseEvent* event) override;
@@ -84,6 +93,7 @@ class SliceView : public VtkOpenGLWidget {
   QPointF drag_start_;
   QPointF last_position_;
   int wheel_remainder_ = 0;
+  bool painting_ = false;
 };
 
 }  // namespace medsynth::ui

@@ -65,6 +65,12 @@ ViewerToolbar::ViewerToolbar(bool volume_rendering, QWidget* parent) : QWidget(p
 
   label_controls_ = new LabelOverlayControls(this);
   bar->addWidget(label_controls_);
+  edit_labels_ = new QToolButton(this);
+  edit_labels_->setObjectName(QStringLiteral("edit_labels"));
+  edit_labels_->setText(tr("Edit labels…"));
+  edit_labels_->setToolTip(tr("Paint, fix and save the label map, and generate from it (a new tab)"));
+  edit_labels_action_ = bar->addWidget(edit_labels_);
+  edit_labels_action_->setVisible(false);
 
   auto* spacer = new QWidget(bar);
   spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
@@ -94,7 +100,10 @@ ViewerToolbar::ViewerToolbar(bool volume_rendering, QWidget* parent) : QWidget(p
   connect(reset, &QToolButton::clicked, this, &ViewerToolbar::reset_requested);
   connect(screenshot, &QToolButton::clicked, this, &ViewerToolbar::screenshot_requested);
   connect(export_dicom_, &QToolButton::clicked, this, &ViewerToolbar::export_dicom_requested);
+  connect(edit_labels_, &QToolButton::clicked, this, &ViewerToolbar::edit_labels_requested);
 }
+
+void ViewerToolbar::offer_label_editing(bool offered) { edit_labels_action_->setVisible(offered); }
 
 void ViewerToolbar::set_export_enabled(bool enabled) { export_dicom_->setEnabled(enabled); }
 

@@ -12,6 +12,7 @@
 #include "ui/viewer/volume_rendering_preset.hpp"
 #include "ui/viewer/window_level.hpp"
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QToolButton;
@@ -44,6 +45,9 @@ class ViewerToolbar : public QWidget {
   QToolButton* export_dicom_button() const { return export_dicom_; }
   // Export DICOM… needs a volume.
   void set_export_enabled(bool enabled);
+  // "Edit labels…" is shown where someone opens the label editor for it (the console's viewer tabs).
+  void offer_label_editing(bool offered);
+  QToolButton* edit_labels_button() const { return edit_labels_; }
 
  signals:
   void window_preset_chosen(medsynth::ui::WindowPreset preset);
@@ -52,6 +56,7 @@ class ViewerToolbar : public QWidget {
   void reset_requested();
   void screenshot_requested();
   void export_dicom_requested();
+  void edit_labels_requested();
 
  private:
   QComboBox* window_box_ = nullptr;
@@ -62,6 +67,8 @@ class ViewerToolbar : public QWidget {
   QString unit_;  // " HU" for CT
   LabelOverlayControls* label_controls_ = nullptr;
   QToolButton* export_dicom_ = nullptr;
+  QToolButton* edit_labels_ = nullptr;
+  QAction* edit_labels_action_ = nullptr;
 };
 
 }  // namespace medsynth::ui
