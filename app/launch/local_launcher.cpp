@@ -94,8 +94,7 @@ void LocalLauncher::start(const LaunchRequest& request) {
   }
   QStringList errors = request.validate() + options_.validate();
   const QString engine = program();
-  if (engine.isEmpty())
-    errors << QStringLiteral("engine: medsynth-engine not found (set MEDSYNTH_ENGINE, or put it next to medsynth or on PATH)");
+  if (engine.isEmpty()) errors << QStringLiteral("engine: ") + engine_not_found();
   if (!options_.use_launch_verb && (request.nproc_per_node != 1 || request.max_restarts != 0))
     errors << QStringLiteral("nproc_per_node: several processes need the engine's launch verb");
 
@@ -205,6 +204,10 @@ void LocalLauncher::finish_run(int exit_code, bool crashed) {
   const QString stderr_text = stderr_tail_.join(QLatin1Char('\n'));
   const RunStatus status = conclude_run(exit_code, crashed, stop_requested_, stderr_text);
   if (!std::exchange(finished_emitted_, true)) emit finished(exit_code, status);
+}
+
+QString LocalLauncher::engine_not_found() {
+  return QStringLiteral("medsynth-engine not found (set MEDSYNTH_ENGINE, or put it next to medsynth or on PATH)");
 }
 
 }  // namespace medsynth::app

@@ -50,6 +50,8 @@ class LocalLauncher : public Launcher {
   // $MEDSYNTH_ENGINE, else medsynth-engine next to this executable, else on PATH;
   // empty when none is found.
   static QString engine_path();
+  // What to say when engine_path() is empty: where it was looked for.
+  static QString engine_not_found();
   // The engine command line of a request (without the program).
   QStringList arguments(const LaunchRequest& request) const;
   QString program() const;

@@ -32,7 +32,7 @@ void MachineProbe::probe(const QString& engine) {
   if (is_running()) return;  // the running probe will answer
   const QString program = engine.isEmpty() ? LocalLauncher::engine_path() : engine;
   if (program.isEmpty()) {
-    emit failed(QStringLiteral("medsynth-engine not found (set MEDSYNTH_ENGINE, or put it next to medsynth or on PATH)"));
+    emit failed(LocalLauncher::engine_not_found());
     return;
   }
   if (process_) process_->deleteLater();

@@ -25,9 +25,7 @@ RunController* LabelGenerationFlow::run() const { return run_.data(); }
 
 void LabelGenerationFlow::request(const LabelGenerationRequest& request) {
   QStringList problems = request.validate();
-  if (program().isEmpty())
-    problems << QStringLiteral(
-        "engine: medsynth-engine not found (set MEDSYNTH_ENGINE, or put it next to medsynth or on PATH)");
+  if (program().isEmpty()) problems << QStringLiteral("engine: ") + LocalLauncher::engine_not_found();
   if (!problems.isEmpty()) {
     emit failed(problems.join(QLatin1Char('\n')));
     return;

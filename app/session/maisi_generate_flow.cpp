@@ -55,8 +55,7 @@ void MaisiGenerateFlow::start(const MaisiGenerateRequest& request) {
   stage_ = Stage::idle;
   QStringList problems = request.validate();
   const QString engine = program();
-  if (engine.isEmpty())
-    problems << QStringLiteral("engine: medsynth-engine not found (set MEDSYNTH_ENGINE, or put it next to medsynth or on PATH)");
+  if (engine.isEmpty()) problems << QStringLiteral("engine: ") + LocalLauncher::engine_not_found();
   if (!problems.isEmpty()) return fail(problems.join(QLatin1Char('\n')));
   if (const QString parent = QFileInfo(request.run_dir).absolutePath(); !QDir().mkpath(parent))
     return fail(QStringLiteral("run_dir: cannot create the runs folder %1").arg(parent));

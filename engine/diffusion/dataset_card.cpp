@@ -46,6 +46,13 @@ void read_quality(const fs::path& report, DatasetCardPair& pair) {
         pair.quality_failures += (pair.quality_failures.empty() ? "" : "; ") + organ.value("organ", std::string("?"));
 }
 
+// A ratio of the audit; null (evaluate without a run has no latent ratio)
+// or absent reads as "not close to anything".
+double audit_ratio(const Json& c, const char* key) {
+  const auto it = c.find(key);
+  return it != c.end() && it->is_number() ? it->get<double>() : 1e9;
+}
+
 // The memorization cases of an evaluation.json by generated file name.
 void read_memorization(const fs::path& evaluation, std::vector<DatasetCardPair>& pairs) {
   const Json e = read_json_file(evaluation);
@@ -55,7 +62,7 @@ void read_memorization(const fs::path& evaluation, std::vector<DatasetCardPair>&
     for (auto& pair : pairs)
       if (pair.image == generated) {
         pair.memorized = c.value("flagged", false);
-        pair.memorization_ratio = std::min(c.value("ms_ssim_ratio", 1e9), c.value("latent_ratio", 1e9));
+        pair.memorization_ratio = std::min(audit_ratio(c, "ms_ssim_ratio"), audit_ratio(c, "latent_ratio"));
       }
   }
 }

@@ -17,7 +17,9 @@
 #include "app/settings/settings_store.hpp"
 #include "ui/shell/command_line.hpp"
 #include "ui/shell/main_window.hpp"
+#include "ui/viewer/label_painter.hpp"
 #include "ui/viewer/label_studio.hpp"
+#include "ui/viewer/slice_view.hpp"
 #include "ui/viewer/viewer_toolbar.hpp"
 #include "ui/viewer/volume_viewer_widget.hpp"
 #include "ui_test_support.hpp"
@@ -111,6 +113,17 @@ class TestSmallScreen : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(studio->editor()->has_volume(), 20000);
     QCOMPARE(studio->editor()->volume_label(), volume);
     QTest::qWait(100);
+    // Its one-key tool shortcuts reach it inside the main window (no other
+    // window-wide shortcut takes B or E).
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    SliceView* axial = studio->editor()->slice_view(SliceOrientation::axial);
+    axial->setFocus();
+    QTest::keyClick(axial, Qt::Key_B);
+    QCOMPARE(studio->painter()->tool(), LabelTool::brush);
+    QVERIFY(axial->painting());
+    QTest::keyClick(axial, Qt::Key_E);
+    QCOMPARE(studio->painter()->tool(), LabelTool::eraser);
     const QSize with_studio = window.minimumSizeHint().expandedTo(window.minimumSize());
     QVERIFY2(with_studio.width() <= screen.width() && window.width() <= screen.width(),
              qPrintable(QStringLiteral("minimum size with the label editor %1x%2, window %3")

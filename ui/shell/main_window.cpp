@@ -24,6 +24,7 @@
 #include "ui/history/run_history_widget.hpp"
 #include "ui/jobs/job_editor_widget.hpp"
 #include "ui/jobs/maisi_generate_dialog.hpp"
+#include "ui/jobs/synthetic_dataset_dialog.hpp"
 #include "ui/machine/machine_panel.hpp"
 #include "ui/cluster/cluster_panel.hpp"
 #include "ui/cluster/gui_auth_delegate.hpp"
@@ -149,6 +150,8 @@ void MainWindow::build_menus() {
   file->addAction(tr("Edit &labels…"), this, [this] { volumes_->label_studio_dialog(this); });
   file->addSeparator();
   QAction* maisi = file->addAction(tr("&Generate CT from MAISI weights…"), this, [this] { open_maisi_dialog(); });
+  file->addAction(tr("Synthetic &dataset…"), this, [this] { open_dataset_dialog(); })
+      ->setObjectName(QStringLiteral("action_synthetic_dataset"));
   maisi->setObjectName(QStringLiteral("action_maisi_generate"));
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -327,6 +330,19 @@ MaisiGenerateDialog* MainWindow::open_maisi_dialog() {
   maisi_dialog_->raise();
   maisi_dialog_->activateWindow();
   return maisi_dialog_;
+}
+
+SyntheticDatasetDialog* MainWindow::open_dataset_dialog() {
+  if (!dataset_dialog_) {
+    const QStringList roots = effective_roots();
+    dataset_dialog_ = new SyntheticDatasetDialog(roots.isEmpty() ? QString() : roots.front(), this);
+    connect(dataset_dialog_, &SyntheticDatasetDialog::dataset_written, this,
+            [this](const QString& card) { show_status(tr("Synthetic dataset written: %1").arg(card)); });
+  }
+  dataset_dialog_->show();
+  dataset_dialog_->raise();
+  dataset_dialog_->activateWindow();
+  return dataset_dialog_;
 }
 
 void MainWindow::open_run_dialog() {

@@ -44,6 +44,7 @@ class GuiAuthDelegate;
 class JobEditorWidget;
 class MachinePanel;
 class MaisiGenerateDialog;
+class SyntheticDatasetDialog;
 class RunHistoryWidget;
 class RunMonitorWidget;
 class ThemeController;
@@ -85,6 +86,8 @@ class MainWindow : public QMainWindow {
   // File > Generate CT from MAISI weights…: the dialog (one, non-modal); what
   // it generates opens in a viewer tab, its label map over it.
   MaisiGenerateDialog* open_maisi_dialog();
+  // File > Synthetic dataset… (issue 39.5); one, non-modal.
+  SyntheticDatasetDialog* open_dataset_dialog();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -117,6 +120,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* cluster_dock_ = nullptr;
   QHash<const RunController*, QPointer<RunMonitorWidget>> monitors_;
   QPointer<MaisiGenerateDialog> maisi_dialog_;
+  QPointer<SyntheticDatasetDialog> dataset_dialog_;
   QLabel* status_label_ = nullptr;
   QString last_message_;
   bool quit_when_stopped_ = false;  // closing waits for the run to stop

@@ -85,7 +85,8 @@ LabelEditToolbar::LabelEditToolbar(QWidget* parent) : QToolBar(tr("Label editing
   redo_->setShortcut(QKeySequence::Redo);
   set_undo_redo(false, false);
   save_ = addAction(tr("Save labels"), this, &LabelEditToolbar::save_requested);
-  save_->setShortcut(QKeySequence::Save);
+  // No Ctrl+S: the main window's "Save job" has it, and two window-wide
+  // shortcuts on one key would both be ambiguous (neither fires).
   save_->setToolTip(
       tr("Write the label map as NIfTI beside the one it came from (…-edited.nii.gz); the original is kept"));
   save_as_ = addAction(tr("Save as…"), this, &LabelEditToolbar::save_as_requested);

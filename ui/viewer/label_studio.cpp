@@ -39,7 +39,11 @@ LabelStudio::LabelStudio(QWidget* parent, const QString& engine)
   refresh_actions();
 }
 
-LabelStudio::~LabelStudio() = default;
+// Nothing painted is lost: a tab closed with unsaved edits saves them where
+// Save would (beside the original, never over it).
+LabelStudio::~LabelStudio() {
+  if (editor_->label_overlay()->is_modified()) save();
+}
 
 void LabelStudio::build() {
   toolbar_ = new LabelEditToolbar(this);
@@ -77,7 +81,7 @@ void LabelStudio::build() {
   layout->addWidget(splitter_, 1);
   layout->addWidget(status_);
 
-  // The toolbar's shortcuts (B, E, F, N, Ctrl+Z, Ctrl+S ...) act while the
+  // The toolbar's shortcuts (B, E, F, N, Ctrl+Z, Ctrl+Shift+Z) act while the
   // focus is anywhere in this studio, and only here: two studios in two tabs
   // do not fight over them.
   for (QAction* action : toolbar_->actions()) {

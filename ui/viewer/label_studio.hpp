@@ -7,7 +7,8 @@
 // launcher (app::LabelGenerationFlow), and the result opens in a second
 // viewer beside the first, with its label, its crosshair following the
 // editor's. With "Regenerate after each edit" every stroke does the same
-// (the newest edit wins while one runs). A tab of the console
+// (the newest edit wins while one runs). Closed with unsaved edits, it saves
+// them where Save would. A tab of the console
 // (VolumeWorkspace::open_label_studio); GUI thread, needs GL like every viewer.
 #pragma once
 

@@ -3,7 +3,8 @@
 // NV-Generate folder; the Brush paints liver (1) on one axial slice with real
 // mouse events and the overlay shows it; Undo/Redo, the Eraser; Save writes a
 // NIfTI on the image's grid that reads back voxel for voxel; a label map
-// opened from a file is never overwritten; "Generate from this label" runs
+// opened from a file is never overwritten, and unsaved strokes are saved
+// when the studio closes; "Generate from this label" runs
 // the real engine's generate --label through the launcher and the result
 // opens beside the label, and again after an edit with "Regenerate after each
 // edit"; a run directory without job.yaml is refused with its name. The
@@ -258,6 +259,14 @@ class ViewerLabelStudioTest : public QObject {
     const Volume back = read_volume(edited.toStdString());
     QCOMPARE(count_value(back, 3.0f) + count_value(back, 5.0f) > 10, true);
     QVERIFY(count_value(back, 5.0f) > 0);
+
+    // Closed with an unsaved stroke, the studio saves it (to its own file).
+    choose(studio.get(), LabelTool::brush, 7);
+    drag(studio->editor()->slice_view(SliceOrientation::axial), {body_stroke(studio.get()).front()});
+    QVERIFY(overlay->is_modified());
+    studio.reset();
+    QVERIFY(count_value(read_volume(edited.toStdString()), 7.0f) > 0);
+    QCOMPARE(sha256(original), before);
   }
 
   void a_folder_that_is_not_a_run_is_refused_by_name() {
