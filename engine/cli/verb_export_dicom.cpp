@@ -49,13 +49,12 @@ void report(const DicomSegWritten& seg, const std::string& path) {
 // written; the SEG then checks it against the series itself).
 void check_label_grid(const Volume& image, const Volume& label, const std::string& image_path,
                       const std::string& label_path) {
-  bool same = same_grid(image, label);
-  for (std::size_t i = 0; same && i < 3; ++i)
-    same = std::abs(image.origin[i] - label.origin[i]) <= 0.05 * image.spacing[i];
-  for (std::size_t i = 0; same && i < 9; ++i) same = std::abs(image.direction[i] - label.direction[i]) <= 1e-4;
-  if (!same)
-    throw DataError(label_path, "does not lie on the voxel grid of " + image_path +
-                                    " (size, spacing, origin and direction must match)");
+  static const char* const what[] = {"", "size", "spacing", "origin", "direction"};
+  const GridDifference difference = grid_difference(image, label);
+  if (difference != GridDifference::none)
+    throw DataError(label_path, "does not lie on the voxel grid of " + image_path + ": its " +
+                                    what[static_cast<int>(difference)] +
+                                    " differs (size, spacing, origin and direction must match)");
 }
 
 }  // namespace

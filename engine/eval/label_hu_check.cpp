@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/volume_file_names.hpp"
+#include "eval/median.hpp"
 
 namespace medsynth {
 
@@ -27,11 +28,7 @@ std::map<int, double> label_medians(const Volume& image, const Volume& label, co
     values[static_cast<int>(l)].push_back(image.voxels[i]);
   }
   std::map<int, double> medians;
-  for (auto& [l, v] : values) {
-    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    medians[l] = *mid;
-  }
+  for (auto& [l, v] : values) medians[l] = numpy_median(v);
   return medians;
 }
 

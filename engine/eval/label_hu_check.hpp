@@ -1,5 +1,6 @@
 // Per-label HU check, the way MAISI's quality check judges generated CT per
-// organ: for every label value, each case's median HU inside that label; a
+// organ: for every label value, each case's median HU inside that label
+// (numpy's, eval/median.hpp: the organ quality check's too); a
 // generated case is out of range for a label when its median falls outside
 // the [min, max] of the reference cases' medians for the same label. Label
 // maps are found beside the volumes, as `generate --label` writes them

@@ -8,6 +8,7 @@
 #include "core/bounded_json.hpp"
 #include "core/error.hpp"
 #include "data/label_vocabulary.hpp"
+#include "eval/median.hpp"
 
 namespace medsynth {
 
@@ -22,17 +23,6 @@ double number(const nlohmann::json& entry, const char* key, const std::string& o
   const double v = it->get<double>();
   if (!std::isfinite(v)) throw DataError(path, "organ \"" + organ + "\": \"" + key + "\" is not finite");
   return v;
-}
-
-// numpy's median: the mean of the two middle values for an even count.
-double median(std::vector<float>& v) {
-  const auto n = v.size();
-  const auto upper = v.begin() + static_cast<std::ptrdiff_t>(n / 2);
-  std::nth_element(v.begin(), upper, v.end());
-  if (n % 2 == 1) return *upper;
-  const double high = *upper;
-  const double low = *std::max_element(v.begin(), upper);
-  return (low + high) / 2.0;
 }
 
 std::string hu(double v) {
@@ -110,7 +100,7 @@ OrganQualityReport check_organ_intensities(const Volume& image, const Volume& la
   for (std::size_t g = 0; g < judged.size(); ++g) {
     OrganCheck check{judged[g].first, values[g].size(), std::nullopt, judged[g].second, false};
     if (!values[g].empty()) {
-      check.median = median(values[g]);
+      check.median = numpy_median(values[g]);
       check.outlier = *check.median < check.range.low || *check.median > check.range.high;
     }
     report.organs.push_back(check);

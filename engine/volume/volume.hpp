@@ -34,6 +34,25 @@ inline bool same_grid(const Volume& a, const Volume& b) {
 }
 
 // Makes a zero-filled volume of the given size and spacing, identity direction.
+// Whether a label map lies on its image's voxel grid: what differs first
+// (size, then spacing, origin, direction) or none. One set of tolerances for
+// every reader of label maps (the viewer's overlay, export-dicom --label):
+// spacing 1e-4 relative, origin half a percent of a voxel (far below anything
+// visible, far above NIfTI's float32 rounding), direction cosines 1e-4.
+enum class GridDifference { none, size, spacing, origin, direction };
+
+inline GridDifference grid_difference(const Volume& image, const Volume& label) {
+  if (image.size != label.size) return GridDifference::size;
+  for (int d = 0; d < 3; ++d)
+    if (std::fabs(image.spacing[d] - label.spacing[d]) > 1e-4 * std::fmax(1.0, std::fabs(image.spacing[d])))
+      return GridDifference::spacing;
+  for (int d = 0; d < 3; ++d)
+    if (std::fabs(image.origin[d] - label.origin[d]) > 5e-3 * image.spacing[d]) return GridDifference::origin;
+  for (int i = 0; i < 9; ++i)
+    if (std::fabs(image.direction[i] - label.direction[i]) > 1e-4) return GridDifference::direction;
+  return GridDifference::none;
+}
+
 inline Volume make_volume(std::array<std::size_t, 3> size, std::array<double, 3> spacing = {1.0, 1.0, 1.0}) {
   Volume v;
   v.size = size;

@@ -11,8 +11,6 @@ namespace medsynth::ui {
 
 namespace {
 
-bool close(double a, double b, double tolerance) { return std::abs(a - b) <= tolerance; }
-
 QString triple(const std::array<double, 3>& v) {
   return QStringLiteral("%1 x %2 x %3").arg(v[0], 0, 'g', 6).arg(v[1], 0, 'g', 6).arg(v[2], 0, 'g', 6);
 }
@@ -29,24 +27,24 @@ Rgb label_color(int slot) {
 QString label_grid_mismatch(const Volume& image, const Volume& label, const QString& image_name,
                             const QString& label_name) {
   const QString both = QStringLiteral("label map %1 does not fit image %2: ").arg(label_name, image_name);
-  if (image.size != label.size)
-    return both + QStringLiteral("size %1 x %2 x %3 voxels vs %4 x %5 x %6")
-                      .arg(label.size[0]).arg(label.size[1]).arg(label.size[2])
-                      .arg(image.size[0]).arg(image.size[1]).arg(image.size[2]);
-  for (int a = 0; a < 3; ++a) {
-    const auto i = static_cast<std::size_t>(a);
-    if (!close(image.spacing[i], label.spacing[i], 1e-4 * std::max(1.0, std::abs(image.spacing[i]))))
+  switch (grid_difference(image, label)) {
+    case GridDifference::none:
+      return {};
+    case GridDifference::size:
+      return both + QStringLiteral("size %1 x %2 x %3 voxels vs %4 x %5 x %6")
+                        .arg(label.size[0])
+                        .arg(label.size[1])
+                        .arg(label.size[2])
+                        .arg(image.size[0])
+                        .arg(image.size[1])
+                        .arg(image.size[2]);
+    case GridDifference::spacing:
       return both + QStringLiteral("spacing %1 mm vs %2 mm").arg(triple(label.spacing), triple(image.spacing));
-  }
-  // Half a percent of a voxel: far below anything visible, far above NIfTI's float rounding.
-  for (int a = 0; a < 3; ++a) {
-    const auto i = static_cast<std::size_t>(a);
-    if (!close(image.origin[i], label.origin[i], 5e-3 * image.spacing[i]))
+    case GridDifference::origin:
       return both + QStringLiteral("origin %1 mm vs %2 mm").arg(triple(label.origin), triple(image.origin));
-  }
-  for (std::size_t i = 0; i < 9; ++i)
-    if (!close(image.direction[i], label.direction[i], 1e-4))
+    case GridDifference::direction:
       return both + QStringLiteral("the axes' directions differ");
+  }
   return {};
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "eval/label_hu_check.hpp"
 #include "eval/organ_quality_check.hpp"
 #include "support/temp_dir.hpp"
 
@@ -79,6 +80,25 @@ TEST(OrganQualityCheck, AStatisticsFileIsRefusedNamingTheEntry) {
           "organ \"liver\": \"percentile_99_5\" is missing or not a number");
   refused(nlohmann::json{{"liver", organ(200, 100, 150, 120)}}.dump(), "the accepted range [150.0, 120.0] is empty");
   refused("[]", "expected an object of organs");
+}
+
+// evaluate's per-label HU check and the organ quality check report the same
+// median: numpy's, the mean of the two middle values for an even count
+// (label_medians took the upper one, 100 here, while the quality check said 55).
+TEST(OrganQualityCheck, ThePerLabelHuCheckSharesItsMedian) {
+  Volume image = make_volume({4, 1, 1});
+  Volume label = image;
+  image.voxels = {10.0f, 100.0f, -500.0f, 7.0f};
+  label.voxels = {1.0f, 1.0f, 0.0f, 2.0f};
+  const auto medians = label_medians(image, label, "x_label.nii.gz");
+  EXPECT_DOUBLE_EQ(medians.at(1), 55.0);
+  EXPECT_DOUBLE_EQ(medians.at(2), 7.0);
+  OrganStatistics statistics;
+  statistics.organs["liver"] = {-1e9, 1e9};
+  const auto report = check_organ_intensities(image, label, statistics, "x_label.nii.gz");
+  ASSERT_EQ(report.organs.size(), 1u);
+  ASSERT_TRUE(report.organs.front().median.has_value());
+  EXPECT_DOUBLE_EQ(*report.organs.front().median, medians.at(1));
 }
 
 }  // namespace
