@@ -247,6 +247,7 @@ bool EventStreamReader::apply_run_started(const QJsonObject& event) {
   // A pipeline names its stages up front, so the console can list them all.
   for (const QJsonValue& name : event.value(QLatin1String("extra")).toObject().value(QLatin1String("stages")).toArray())
     if (name.isString() && info.stages.size() < 64) info.stages << name.toString();
+  info.verb = event.value(QLatin1String("extra")).toObject().value(QLatin1String("verb")).toString().left(32);
   if (model_) model_->apply_run_started(info);
   return complete;
 }

@@ -96,6 +96,7 @@ struct RunStartInfo {
   QString device;
   QDateTime time;
   QStringList stages;  // a pipeline's stages in order (extra.stages); empty for a plain run
+  QString verb;        // extra.verb: "generate" for a generate run (its steps are images); empty for training
 };
 
 // What one run may hold in the console's memory, whatever its stream says: a
@@ -136,6 +137,9 @@ class RunModel : public QObject {
   QString run_dir() const { return start_.run_dir; }
   QString job_name() const { return start_.job_name; }
   QString task() const { return start_.task; }
+  // A generate run (`generate RUN --json`, "Generate from this label"): its
+  // steps count images and it writes no training metrics.
+  bool is_generation() const { return start_.verb == QLatin1String("generate"); }
   QString config_hash() const { return start_.config_hash; }
   QString device() const { return start_.device; }
   int world_size() const { return start_.world_size; }

@@ -302,6 +302,37 @@ class TestRunMonitor : public QObject {
     QCOMPARE(drawn.back().x(), 19999.0);
   }
 
+  // A generate run (its run_started says extra.verb "generate") counts
+  // images, not steps, and shows no training charts waiting for data.
+  void a_generate_run_counts_images_and_shows_no_training_charts() {
+    app::RunModel model;
+    app::EventStreamReader reader(&model);
+    RunMonitorWidget monitor;
+    monitor.set_model(&model);
+    monitor.show();
+    reader.feed(QByteArrayLiteral(
+        "{\"v\":1,\"type\":\"run_started\",\"time\":\"2026-11-27T09:00:00Z\",\"rank\":0,\"run_dir\":\"/r\","
+        "\"job_name\":\"maisi\",\"task\":\"ldm\",\"config_hash\":\"0\",\"world_size\":1,\"effective_batch\":1,"
+        "\"total_steps\":2,\"device\":\"cpu\",\"extra\":{\"verb\":\"generate\"}}\n"
+        "{\"v\":1,\"type\":\"progress\",\"time\":\"2026-11-27T09:01:00Z\",\"rank\":0,\"step\":1,"
+        "\"total_steps\":2,\"epoch\":0,\"epochs\":1,\"samples_per_s\":0.02,\"eta_s\":60}\n"));
+    QVERIFY(model.is_generation());
+    QTRY_COMPARE(monitor.step_text(), QStringLiteral("image 1 / 2"));
+    QVERIFY(!monitor.chart("train/loss")->isVisible());
+    QVERIFY(!monitor.chart("val/psnr")->isVisible());
+    // A training run keeps its steps and charts.
+    app::RunModel training;
+    app::EventStreamReader training_reader(&training);
+    monitor.set_model(&training);
+    training_reader.feed(QByteArrayLiteral(
+        "{\"v\":1,\"type\":\"run_started\",\"time\":\"2026-11-27T09:00:00Z\",\"rank\":0,\"run_dir\":\"/t\","
+        "\"job_name\":\"q\",\"task\":\"autoencoder\",\"config_hash\":\"0\",\"world_size\":1,"
+        "\"effective_batch\":1,\"total_steps\":100,\"device\":\"cpu\"}\n"));
+    QVERIFY(!training.is_generation());
+    QTRY_COMPARE(monitor.step_text(), QStringLiteral("step 0 / 100"));
+    QTRY_VERIFY(monitor.chart("train/loss")->isVisible());
+  }
+
   void empty_charts_show_that_they_wait() {
     app::RunModel model;
     RunMonitorWidget monitor;

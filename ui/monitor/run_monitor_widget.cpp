@@ -496,6 +496,8 @@ void RunMonitorWidget::refresh_now() {
 }
 
 QString RunMonitorWidget::status_text() const { return status_->text(); }
+
+QString RunMonitorWidget::step_text() const { return step_->text(); }
 QString RunMonitorWidget::throughput_text() const { return throughput_->text(); }
 QString RunMonitorWidget::eta_text() const { return eta_->text(); }
 QString RunMonitorWidget::garbage_text() const { return garbage_->isVisibleTo(this) ? garbage_->text() : QString(); }
@@ -530,7 +532,9 @@ void RunMonitorWidget::update_labels() {
   const qint64 step = m.current_step();
   progress_->setRange(0, total > 0 ? static_cast<int>(std::min<qint64>(total, INT_MAX)) : 1);
   progress_->setValue(total > 0 ? static_cast<int>(std::min(step, total)) : 0);
-  QString step_text = total > 0 ? tr("step %1 / %2").arg(step).arg(total) : tr("step %1").arg(step);
+  // A generate run's steps are its images.
+  const QString unit = m.is_generation() ? tr("image") : tr("step");
+  QString step_text = total > 0 ? tr("%1 %2 / %3").arg(unit).arg(step).arg(total) : tr("%1 %2").arg(unit).arg(step);
   if (const auto stages = model_ ? model_->stages() : QVector<app::StageInfo>{}; !stages.isEmpty())
     step_text = tr("stage %1 (%2) · %3").arg(stages.back().name, stages.back().status, step_text);
   step_->setText(step_text);
@@ -538,7 +542,8 @@ void RunMonitorWidget::update_labels() {
   // metrics are all "<stage>/…"); the chart of any other metric stays.
   const bool pipeline = app::is_pipeline(m);
   stages_scroll_->setVisible(pipeline);
-  for (MetricChartView* chart : std::as_const(charts_)) chart->setVisible(!pipeline);
+  // A generate run trains nothing: no loss, PSNR or SSIM charts waiting for data.
+  for (MetricChartView* chart : std::as_const(charts_)) chart->setVisible(!pipeline && !m.is_generation());
   if (pipeline) {
     stages_->update_progress();
     // Room for every stage's charts without scrolling where the window allows.

@@ -88,6 +88,7 @@ class RunMonitorWidget : public QWidget {
   double smoothing() const;
 
   QString status_text() const;
+  QString step_text() const;  // "step 40 / 100", "image 1 / 2" for a generate run
   QString throughput_text() const;
   QString eta_text() const;
   QString garbage_text() const;
