@@ -53,14 +53,6 @@ Volume box_labels(const Volume& image) {
   return labels;
 }
 
-QString engine_program() {
-  QString engine = qEnvironmentVariable("MEDSYNTH_ENGINE");
-#ifdef MEDSYNTH_ENGINE_DEFAULT
-  if (engine.isEmpty()) engine = QStringLiteral(MEDSYNTH_ENGINE_DEFAULT);
-#endif
-  return QFileInfo(engine).isExecutable() ? engine : QString();
-}
-
 // import-maisi + generate of the miniature folder; empty when it cannot run.
 QString generate_miniature(const QString& engine, const QString& work) {
   const QString run = work + QStringLiteral("/maisi-run");
@@ -226,7 +218,7 @@ class ViewerLabelOverlayTest : public QObject {
 
   void screenshot_of_a_generated_image_with_its_label() {
     QString image = image_path_;
-    if (const QString engine = engine_program(); !engine.isEmpty()) {
+    if (const QString engine = vt::engine_program(); !engine.isEmpty()) {
       const QString generated = generate_miniature(engine, dir_.path());
       QVERIFY2(!generated.isEmpty(), "the engine could not generate from the miniature NV-Generate folder");
       // A label map on the generated grid steers the ControlNet: generate

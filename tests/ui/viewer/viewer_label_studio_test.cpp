@@ -38,12 +38,6 @@ namespace {
 constexpr int k_timeout_ms = 60000;
 constexpr int k_generate_timeout_ms = 180000;
 
-QString engine_program() {
-  QString engine = qEnvironmentVariable("MEDSYNTH_ENGINE");
-  if (engine.isEmpty()) engine = QStringLiteral(MEDSYNTH_ENGINE_DEFAULT);
-  return QFileInfo(engine).isExecutable() ? engine : QString();
-}
-
 QByteArray sha256(const QString& path) {
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) return {};
@@ -124,7 +118,7 @@ class ViewerLabelStudioTest : public QObject {
     if (QGuiApplication::platformName() == QLatin1String("offscreen"))
       QSKIP("QOpenGLWidget needs a GL platform: run under Xvfb with QT_QPA_PLATFORM=xcb");
     QVERIFY(dir_.isValid());
-    engine_ = engine_program();
+    engine_ = vt::engine_program();
     QVERIFY2(!engine_.isEmpty(), "medsynth-engine is not built (set MEDSYNTH_ENGINE)");
     run_dir_ = dir_.filePath("maisi-run");
     QProcess import;

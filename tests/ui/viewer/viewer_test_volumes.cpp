@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 
 #include "volume/volume_io.hpp"
 
@@ -112,6 +113,14 @@ GenerationProvenance sample_provenance() {
   p.num_inference_steps = 30;
   p.seed = 1234;
   return p;
+}
+
+QString engine_program() {
+  QString engine = qEnvironmentVariable("MEDSYNTH_ENGINE");
+#ifdef MEDSYNTH_ENGINE_DEFAULT
+  if (engine.isEmpty()) engine = QStringLiteral(MEDSYNTH_ENGINE_DEFAULT);
+#endif
+  return QFileInfo(engine).isExecutable() ? engine : QString();
 }
 
 QString test_output_dir() {

@@ -47,6 +47,10 @@ QString write_truncated_copy(const QString& valid_path, const QString& out_path)
 // Random bytes under a NIfTI name.
 QString write_garbage(const QString& path);
 
+// $MEDSYNTH_ENGINE, else the medsynth-engine of this build tree; empty when
+// neither is an executable (the tests that generate say so).
+QString engine_program();
+
 // Where tests leave screenshots for people to look at (created on demand).
 QString test_output_dir();
 
