@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   add(cli::add_dataset_card_verb(app));
   add(cli::add_prepare_label_verb(app));
   add(cli::add_import_maisi_verb(app));
+  add(cli::add_export_maisi_verb(app));
   add(cli::add_completion_verb(app));
   try {
     app.parse(argc, argv);

@@ -17,6 +17,7 @@ target_sources(medsynth-engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/verb_sweep.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_dataset_card.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_import_maisi.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/verb_export_maisi.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_info.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_latent.cpp

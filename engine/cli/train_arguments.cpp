@@ -107,6 +107,13 @@ ResolvedRun resolve_run(const TrainArguments& a, const JobSpec& job) {
     return r;
   }
   if (!resume.empty() && !fs::exists(resume)) throw UsageError("resume: no such checkpoint or run directory: " + resume);
+  // A pipeline's stages resume from their own sub-runs; a checkpoint file
+  // given here was silently ignored (a new run from scratch, issue 54).
+  if (!resume.empty() && engine_tasks().is_pipeline(job.task))
+    throw UsageError("--resume " + resume + ": task " + job.task +
+                     " is a pipeline, which resumes a run directory stage by stage (--resume RUN_DIR); to start "
+                     "from this file's weights, name it as ldm.diffusion_init=" +
+                     resume + " (or --init-weights)");
   r.resume_from = resume;
   if (!a.run_dir.empty()) {
     r.run = open_run_directory(a.run_dir);

@@ -28,6 +28,7 @@ Action add_sweep_verb(CLI::App& app);
 Action add_dataset_card_verb(CLI::App& app);
 Action add_prepare_label_verb(CLI::App& app);
 Action add_import_maisi_verb(CLI::App& app);
+Action add_export_maisi_verb(CLI::App& app);
 // Registered last: it prints the completion of every verb registered before it.
 Action add_completion_verb(CLI::App& app);
 

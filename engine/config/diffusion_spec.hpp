@@ -46,6 +46,12 @@ struct SchedulerOptions {
   bool use_timestep_transform = true;         // shift timesteps toward noise for inputs larger than base_img_size_numel
   double base_img_size_numel = 32.0 * 32.0 * 32.0;
   double transform_scale = 1.0;
+  // Sampling with MONAI RFlowScheduler's arithmetic, as NV-Generate's loop
+  // runs it: the timesteps rounded to float16 and the next timestep of each
+  // step truncated to a whole number (its int()), which integrates about
+  // 1 % past the end of the flow. false: the exact Euler steps. import-maisi
+  // sets it, so an imported run samples what NV-Generate samples.
+  bool monai_timestep_arithmetic = false;
   // fast_ddpm
   int fast_ddpm_steps = 10;
   FastDdpmSchedule fast_ddpm_schedule = FastDdpmSchedule::non_uniform;

@@ -92,6 +92,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("max_volumes", d.max_volumes);
     v.field("ct_window", d.ct_window);
     v.field("mri_percentiles", d.mri_percentiles);
+    v.field("mri_clip", d.mri_clip);
     v.field("target_spacing", d.target_spacing);
     v.field("orientation", d.orientation);
     v.field("size_multiple", d.size_multiple);
@@ -159,11 +160,13 @@ void visit_job(Job& job, Visitor& v) {
     v.field("batch_size", t.batch_size);
     v.field("gradient_accumulation_steps", t.gradient_accumulation_steps);
     v.field("lr", t.lr);
+    v.field("optimizer", t.optimizer);
     v.field("weight_decay", t.weight_decay);
     v.field("betas", t.betas);
     v.field("warmup_steps", t.warmup_steps);
     v.field("lr_schedule", t.lr_schedule);
     v.field("min_lr_ratio", t.min_lr_ratio);
+    v.field("lr_power", t.lr_power);
     v.field("amp", t.amp);
     v.field("grad_clip_norm", t.grad_clip_norm);
     v.field("base_seed", t.base_seed);
@@ -222,6 +225,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("sample_method", s.sample_method);
     v.field("use_timestep_transform", s.use_timestep_transform);
     v.field("base_img_size_numel", s.base_img_size_numel);
+    v.field("monai_timestep_arithmetic", s.monai_timestep_arithmetic);
     v.field("fast_ddpm_schedule", s.fast_ddpm_schedule);
     v.field("fast_ddpm_steps", s.fast_ddpm_steps);
   });
@@ -232,6 +236,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("diffusion_init", l.diffusion_init);
     v.field("controlnet_config", l.controlnet_config);
     v.field("controlnet_init", l.controlnet_init);
+    v.field("diffusion_loss", l.diffusion_loss);
     v.field("controlnet_weighted_loss", l.controlnet_weighted_loss);
     v.field("controlnet_weighted_labels", l.controlnet_weighted_labels);
     v.field("autoencoder_steps", l.autoencoder_steps);
@@ -251,6 +256,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("decode_tile", g.decode_tile);
     v.field("decode_overlap", g.decode_overlap);
     v.field("decode_blend", g.decode_blend);
+    v.field("body_crop", g.body_crop);
     v.field("evaluate", g.evaluate);
     v.field("modality", g.modality);
     v.field("guidance_scale", g.guidance_scale);

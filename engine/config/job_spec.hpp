@@ -53,6 +53,10 @@ struct DataSpec {
   // Preprocessing (MAISI: ScaleIntensityRange a_min=-1000, a_max=1000 -> [0,1], clipped).
   std::array<double, 2> ct_window{-1000.0, 1000.0};
   std::array<double, 2> mri_percentiles{0.5, 99.5};
+  // MR values outside the percentiles clamped to [0, 1]; false keeps them
+  // (NV-Generate's MR preprocessing: percentiles 0-99.5, no clip; import-maisi
+  // sets both for MR models).
+  bool mri_clip = true;
   std::optional<std::array<double, 3>> target_spacing;   // resample to this spacing (mm) if set
   // NV-Generate's preprocessing for MAISI networks (set by import-maisi):
   // voxel axes reoriented to these anatomical directions (MONAI Orientationd;
@@ -153,11 +157,18 @@ struct TrainingSpec {
   int batch_size = 1;               // per rank (MAISI default)
   int gradient_accumulation_steps = 1;
   double lr = 1e-4;                 // MAISI autoencoder lr
+  // adamw: decoupled weight decay (MAISI's autoencoder); adam: torch.optim.Adam,
+  // weight decay added to the gradient (NV-Generate's diffusion and ControlNet
+  // training, with weight_decay 0, where the two are the same update).
+  std::string optimizer = "adamw";  // adamw | adam
   double weight_decay = 1e-5;
   std::array<double, 2> betas{0.9, 0.999};
   int warmup_steps = 0;
-  std::string lr_schedule = "cosine";  // cosine | constant
+  // polynomial: torch's PolynomialLR, lr x (1 - step / steps)^lr_power
+  // (NV-Generate's diffusion training: power 2, over the whole run).
+  std::string lr_schedule = "cosine";  // cosine | constant | polynomial
   double min_lr_ratio = 0.0;
+  double lr_power = 2.0;
   // bf16 autocast on CPU, fp16 + dynamic loss scaling on CUDA. On by default
   // as in MAISI's training configs, and because bf16 is the faster CPU path
   // (docs/performance.md: 2.5x on an AMX CPU at 64^3).
@@ -218,6 +229,10 @@ struct LdmSpec {
   // frozen UNet of diffusion_init from label maps.
   std::string controlnet_config;
   std::string controlnet_init;  // "": a copy of the UNet's encoder (zero convolutions at 0); else these weights
+  // The diffusion and ControlNet stages' error between the UNet's prediction
+  // and the scheduler's target. mse: MONAI's generative tutorials; l1:
+  // NV-Generate's recipe for MAISI (import-maisi sets it).
+  std::string diffusion_loss = "mse";     // mse | l1
   double controlnet_weighted_loss = 1.0;  // loss weight of latent voxels under controlnet_weighted_labels (1: plain)
   std::vector<int> controlnet_weighted_labels;
   int autoencoder_steps = 200;         // stage 1 optimizer steps (training.* settings otherwise)
@@ -242,6 +257,11 @@ struct GenerateSpec {
   int decode_tile = 0;                        // latent tile edge for the tiled decode; 0: decode in one piece
   double decode_overlap = 0.4;                // overlap of neighbouring tiles (MONAI sliding window; NV-Generate 0.6666)
   std::string decode_blend = "linear";        // linear | gaussian (MONAI's mode, NV-Generate's)
+  // Image from a label (--label): voxels where the label is 0 become the
+  // modality's floor (CT: data.ct_window's low end, MR: 0), as NV-Generate's
+  // crop_img_body_mask does before it checks and writes the image;
+  // import-maisi sets it.
+  bool body_crop = false;
   bool evaluate = false;                      // ldm: an evaluate stage after generate (docs/evaluation.md)
   // The UNet's conditioning inputs, each used when the UNet has that input
   // (model.diffusion_unet.num_class_embeds, include_*_region_index_input).

@@ -19,6 +19,17 @@ inline const std::vector<std::string>& maisi_model_names() {
 
 inline const std::string& default_maisi_model() { return maisi_model_names().front(); }
 
+// "" when `model` is one of maisi_model_names(), else the reason, naming them
+// (for the `--model` of import-maisi and export-maisi).
+inline std::string maisi_model_problem(const std::string& model) {
+  std::string names;
+  for (const auto& m : maisi_model_names()) {
+    if (m == model) return {};
+    names += (names.empty() ? "" : ", ") + m;
+  }
+  return "must be one of " + names + " (got '" + model + "')";
+}
+
 // The MAISI UNet's class label (`class_labels`, generate.modality) as
 // NV-Generate-CTMR numbers it (configs/modality_mapping.json): 1-7 are CT,
 // 8 and above MR. The output's intensity range follows it (CT: HU in
@@ -57,6 +68,14 @@ inline std::string maisi_modality_name(int code) {
   for (const auto& [c, name] : names)
     if (c == code) return name;
   return {};
+}
+
+// The code of a modality_mapping.json name (an embedding's "modality"), -1
+// for a name it does not hold.
+inline int maisi_modality_code(const std::string& name) {
+  for (int code = 0; code <= 33; ++code)
+    if (!name.empty() && maisi_modality_name(code) == name) return code;
+  return -1;
 }
 
 inline bool is_maisi_mr_model(const std::string& model) { return model.rfind("rflow-mr", 0) == 0; }

@@ -36,7 +36,7 @@ double volume_percentile(const Volume& volume, double q) {
   return lo + frac * (hi - lo);
 }
 
-void normalize_percentiles(Volume& volume, double lo_percentile, double hi_percentile) {
+void normalize_percentiles(Volume& volume, double lo_percentile, double hi_percentile, bool clip) {
   if (!(lo_percentile >= 0.0 && lo_percentile < hi_percentile && hi_percentile <= 100.0)) {
     throw ConfigError({{"data.mri_percentiles", "must be [lo, hi] with 0 <= lo < hi <= 100 (got [" +
                                                     std::to_string(lo_percentile) + ", " +
@@ -50,7 +50,10 @@ void normalize_percentiles(Volume& volume, double lo_percentile, double hi_perce
     return;
   }
   const double scale = 1.0 / (hi - lo);
-  for (float& v : volume.voxels) v = static_cast<float>(std::clamp((double(v) - lo) * scale, 0.0, 1.0));
+  for (float& v : volume.voxels) {
+    const double t = (double(v) - lo) * scale;
+    v = static_cast<float>(clip ? std::clamp(t, 0.0, 1.0) : t);
+  }
 }
 
 }  // namespace medsynth

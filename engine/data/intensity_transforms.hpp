@@ -23,6 +23,8 @@ double volume_percentile(const Volume& volume, double q);
 // value) every voxel becomes 0 — there is no contrast to normalise, and a
 // division by zero would fill the volume with NaN. Throws ConfigError
 // (data.mri_percentiles) unless 0 <= lo < hi <= 100.
-void normalize_percentiles(Volume& volume, double lo_percentile, double hi_percentile);
+// `clip` false keeps values beyond the percentiles (below 0, above 1), as
+// MONAI's ScaleIntensityRangePercentiles(clip=False) in NV-Generate's MR preparation.
+void normalize_percentiles(Volume& volume, double lo_percentile, double hi_percentile, bool clip = true);
 
 }  // namespace medsynth

@@ -22,7 +22,7 @@ Volume preprocess_volume(Volume volume, const DataSpec& spec, const std::string&
   if (spec.modality == Modality::ct) {
     apply_ct_window(volume, spec.ct_window[0], spec.ct_window[1]);
   } else {
-    normalize_percentiles(volume, spec.mri_percentiles[0], spec.mri_percentiles[1]);
+    normalize_percentiles(volume, spec.mri_percentiles[0], spec.mri_percentiles[1], spec.mri_clip);
   }
   return resize_to_multiple(volume, spec.size_multiple);
 }

@@ -11,6 +11,7 @@
 #include "diffusion/latent_batch_loader.hpp"
 #include "diffusion/latent_files.hpp"
 #include "diffusion/ldm_task.hpp"
+#include "metrics/losses.hpp"
 #include "schedulers/diffusion_scheduler.hpp"
 #include "state/tensor_file.hpp"
 #include "state/training_state.hpp"
@@ -132,7 +133,7 @@ at::Tensor ControlNetTask::steered_loss(const at::Tensor& x0, const at::Tensor& 
   conditioning.down_block_additional_residuals = std::move(residuals.down_block_residuals);
   conditioning.mid_block_additional_residual = residuals.mid_block_residual;
   const auto prediction = unet_->forward(xt, timesteps, conditioning).to(at::kFloat);
-  const auto error = (prediction - target.to(at::kFloat)).pow(2);
+  const auto error = diffusion_error(prediction, target, job_.ldm.diffusion_loss);
   const auto& weighted = job_.ldm.controlnet_weighted_labels;
   if (job_.ldm.controlnet_weighted_loss <= 1.0 || weighted.empty()) return error.mean();
   // NV-Generate's weighted loss: the label resized (nearest) to the latent

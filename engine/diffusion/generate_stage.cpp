@@ -91,6 +91,16 @@ Volume to_output_volume(const at::Tensor& network_image, const JobSpec& job) {
   return tensor_to_volume(v.to(at::kCPU, at::kFloat), geometry);
 }
 
+void crop_to_label_body(Volume& image, const Volume& label, const JobSpec& job) {
+  if (image.voxels.size() != label.voxels.size())
+    throw RuntimeError("generate.body_crop: the image has " + std::to_string(image.voxels.size()) +
+                       " voxels, its label " + std::to_string(label.voxels.size()));
+  // NV-Generate's floor: -1000 HU for CT (its a_min), 0 for MR.
+  const float floor = job.data.modality == Modality::ct ? static_cast<float>(job.data.ct_window[0]) : 0.0f;
+  for (std::size_t i = 0; i < image.voxels.size(); ++i)
+    if (label.voxels[i] == 0.0f) image.voxels[i] = floor;
+}
+
 UnetEmbeddingInputs generation_inputs(const JobSpec& job, const c10::Device& device) {
   const auto& u = job.model.diffusion_unet;
   const auto& g = job.generate;
@@ -272,7 +282,9 @@ class ImageMaker {
       throw RuntimeError(
           p.path + ": not written: " + std::to_string(bad) + " of " + std::to_string(image.numel()) +
           " voxels came out NaN or infinite (non-finite weights or latents; check the checkpoints that made it)");
-    return to_output_volume(image, job_);
+    Volume volume = to_output_volume(image, job_);
+    if (guidance_ && job_.generate.body_crop) crop_to_label_body(volume, label_, job_);
+    return volume;
   }
 
   void note(const std::string& line) const {

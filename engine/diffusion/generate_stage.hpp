@@ -85,6 +85,10 @@ std::string paired_label_path(const std::string& image_path);
 // through data.ct_window; a MAISI MR class label in NV-Generate's MR range
 // ([0, 1] -> [0, 1000], clipped below only); other MRI in [0, 1].
 Volume to_output_volume(const at::Tensor& network_image, const JobSpec& job);
+// generate.body_crop: every voxel whose label is 0 set to the modality's floor
+// (CT: data.ct_window's low end; MR: 0), as NV-Generate's crop_img_body_mask.
+// The image is on the label's grid (the same voxel order).
+void crop_to_label_body(Volume& image, const Volume& label, const JobSpec& job);
 
 std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string& output_dir, int world, bool paired = false);
 

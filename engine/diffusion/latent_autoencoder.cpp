@@ -1,5 +1,6 @@
 #include "diffusion/latent_autoencoder.hpp"
 
+#include <algorithm>
 #include <memory>
 
 #include <ATen/ATen.h>
@@ -54,17 +55,31 @@ at::Tensor ramp(std::int64_t n, const at::TensorOptions& options) {
   return at::minimum(i + 1, n - i).clamp_max(static_cast<double>((n + 1) / 2)) / static_cast<double>((n + 1) / 2);
 }
 
-// MONAI's Gaussian importance: exp(-(i - centre)^2 / (2 sigma^2)), sigma =
-// 0.125 n, floored at its smallest positive value so that no voxel is unweighted.
-at::Tensor gaussian(std::int64_t n, const at::TensorOptions& options) {
-  const auto i = at::arange(n, options.dtype(at::kFloat));
-  const double centre = (static_cast<double>(n) - 1.0) / 2.0, sigma = 0.125 * static_cast<double>(n);
-  auto g = at::exp(-0.5 * at::pow((i - centre) / sigma, 2));
-  return g.clamp_min(g.min().item<double>() > 0 ? g.min().item<double>() : 1e-6);
+// MONAI's sliding-window importance for a decoder, as NV-Generate's tiled
+// decode builds it (compute_importance_map, then the resize to the output
+// window): the Gaussian of the latent window, exp(-x^2 / (2 sigma^2)) with x
+// from the window's centre and sigma 0.125 of its edge, the 3D product
+// clamped below at max(its minimum, 1e-3), then resized by nearest neighbour
+// to the image window, which repeats each latent weight s times per axis.
+// Built at image size instead, the blend was 4-5 HU from NV-Generate's.
+at::Tensor monai_gaussian_tile(std::int64_t tz, std::int64_t ty, std::int64_t tx, std::int64_t s,
+                               const at::TensorOptions& options) {
+  const auto axis = [&](std::int64_t n) {
+    const double half = (static_cast<double>(n) - 1.0) / 2.0, sigma = 0.125 * static_cast<double>(n);
+    const auto x = at::arange(-half, half + 1.0, 1.0, options.dtype(at::kFloat));
+    return at::exp(x * x / (-2.0 * sigma * sigma));
+  };
+  auto map = axis(tz).view({-1, 1, 1}) * axis(ty).view({1, -1, 1}) * axis(tx).view({1, 1, -1});
+  map = map.clamp_min(std::max(map.min().item<double>(), 1e-3));
+  return map.repeat_interleave(s, 0).repeat_interleave(s, 1).repeat_interleave(s, 2);
 }
 
-at::Tensor tile_weight(std::int64_t n, bool use_gaussian, const at::TensorOptions& options) {
-  return use_gaussian ? gaussian(n, options) : ramp(n, options);
+// The blend of one decoded tile of tz x ty x tx latent voxels.
+at::Tensor tile_weight(std::int64_t tz, std::int64_t ty, std::int64_t tx, std::int64_t s, bool use_gaussian,
+                       const at::TensorOptions& options) {
+  if (use_gaussian) return monai_gaussian_tile(tz, ty, tx, s, options);
+  return ramp(tz * s, options).view({-1, 1, 1}) * ramp(ty * s, options).view({1, -1, 1}) *
+         ramp(tx * s, options).view({1, 1, -1});
 }
 
 }  // namespace
@@ -109,7 +124,10 @@ at::Tensor decode_tiled_with(const Coder& decode, std::int64_t s, const at::Tens
                              const TileBlending& blending, const std::function<bool(int, int)>& on_tile) {
   at::NoGradGuard no_grad;
   const std::int64_t Z = z.size(2), Y = z.size(3), X = z.size(4);
-  if (tile <= 0 || (tile >= Z && tile >= Y && tile >= X)) return decode(z);
+  // A latent of at most one tile's voxels decodes whole, as NV-Generate's
+  // dynamic_infer does (numel <= prod(roi)): no more memory than one tile.
+  const auto cube = static_cast<std::int64_t>(tile) * tile * tile;
+  if (tile <= 0 || Z * Y * X <= cube) return decode(z);
   at::Tensor out, weight;
   const auto zs = window_starts(Z, std::min<std::int64_t>(tile, Z), blending.overlap);
   const auto ys = window_starts(Y, std::min<std::int64_t>(tile, Y), blending.overlap);
@@ -125,9 +143,7 @@ at::Tensor decode_tiled_with(const Coder& decode, std::int64_t s, const at::Tens
           out = at::zeros({1, piece.size(1), Z * s, Y * s, X * s}, piece.options());
           weight = at::zeros({1, 1, Z * s, Y * s, X * s}, piece.options());
         }
-        const bool g = blending.gaussian;
-        auto w = tile_weight(tz * s, g, piece.options()).view({-1, 1, 1}) * tile_weight(ty * s, g, piece.options()).view({1, -1, 1}) *
-                 tile_weight(tx * s, g, piece.options()).view({1, 1, -1});
+        const auto w = tile_weight(tz, ty, tx, s, blending.gaussian, piece.options());
         auto region = [&](at::Tensor t) { return t.narrow(2, z0 * s, tz * s).narrow(3, y0 * s, ty * s).narrow(4, x0 * s, tx * s); };
         region(out).add_(piece * w);
         region(weight).add_(w);

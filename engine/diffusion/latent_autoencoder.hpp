@@ -29,8 +29,9 @@ std::function<at::Tensor(const at::Tensor&)> latent_mean_encoder(const JobSpec& 
 // Image-space voxels per latent voxel along each axis (2^(levels - 1)).
 int autoencoder_scale(const AutoencoderKLOptions& spec);
 
-// Decodes z [1, C, z, y, x]. tile 0: in one piece; otherwise windows of
-// `tile` latent voxels overlapping by 40 % (MAISI's setting), blended with weights that
+// Decodes z [1, C, z, y, x]. tile 0, or a latent of at most tile^3 voxels
+// (NV-Generate's rule): in one piece; otherwise windows of `tile` latent
+// voxels overlapping by 40 % (MAISI's setting), blended with weights that
 // fall linearly toward each window's border.
 // `on_tile(done, total)` after each tile (progress); returning false stops
 // there and returns what is blended so far (the memory benchmark measures a
@@ -47,8 +48,9 @@ at::Tensor encode_mean_tiled(AutoencoderKLImpl& autoencoder, const at::Tensor& x
                              const std::function<bool(int done, int total)>& on_tile = {});
 // How tiles overlap and blend: MONAI's sliding-window overlap, and weights
 // that fall off toward a tile's border, where its decoder saw least context:
-// a linear ramp, or MONAI's "gaussian" mode (sigma = 0.125 of the tile), which
-// NV-Generate decodes with at overlap 0.6666.
+// a linear ramp, or MONAI's "gaussian" mode as its sliding window builds it
+// for a decoder (sigma 0.125 of the latent window, nearest-resized to the
+// image window), which NV-Generate decodes with at overlap 0.6666.
 struct TileBlending {
   double overlap = 0.4;
   bool gaussian = false;

@@ -101,6 +101,9 @@ double read_scale_factor(const std::string& dir) {
 std::string label_path(const std::string& dir, const std::string& id) { return dir + "/" + id + "_label.safetensors"; }
 
 void write_label(const std::string& dir, const std::string& id, const at::Tensor& label) {
+  // The encode stage writes an image's label before its latent, so the
+  // folder may not exist yet (task controlnet into a new ldm.embedding_dir).
+  fs::create_directories(fs::path(label_path(dir, id)).parent_path());
   TensorFile file;
   file.tensors["label"] = label.to(at::kCPU, at::kFloat).contiguous();
   write_tensor_file(label_path(dir, id), file);

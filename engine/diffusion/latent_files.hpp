@@ -28,6 +28,9 @@ struct LatentRecord {
   // One-hot body regions of the image's top and bottom slices (4 values,
   // MAISI ddpm-ct), when its metadata says; empty: the job's generate.*_region_index.
   std::vector<double> top_region_index, bottom_region_index;
+  // The UNet's class label for this image, when its metadata names one
+  // (NV-Generate's "modality", e.g. "mri_t2" -> 10); -1: generate.modality.
+  int modality = -1;
 };
 
 std::string latent_path(const std::string& dir, const std::string& id);

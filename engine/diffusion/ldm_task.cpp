@@ -2,8 +2,10 @@
 
 #include <ATen/ATen.h>
 
+#include "config/maisi_models.hpp"
 #include "core/error.hpp"
 #include "data/counter_rng.hpp"
+#include "metrics/losses.hpp"
 #include "schedulers/diffusion_scheduler.hpp"
 #include "diffusion/latent_batch_loader.hpp"
 #include "diffusion/latent_files.hpp"
@@ -99,6 +101,11 @@ std::unique_ptr<TrainingData> LdmTask::make_data(const RunShard& shard) {
                                   (job_.ldm.first_stage == "vqgan" ? "model.vqgan.embedding_dim"
                                                                    : "model.autoencoder.latent_channels") +
                                   " is " + std::to_string(ldm_latent_channels(job_)));
+    if (job_.model.diffusion_unet.num_class_embeds > 0 && r.modality >= job_.model.diffusion_unet.num_class_embeds)
+      throw DataError(r.file + ".json", "modality class " + std::to_string(r.modality) + " (" +
+                                            maisi_modality_name(r.modality) + ") is beyond the UNet's " +
+                                            std::to_string(job_.model.diffusion_unet.num_class_embeds) +
+                                            " classes (model.diffusion_unet.num_class_embeds)");
     // NV-Generate's files hold MONAI's [X, Y, Z, C]: only xyz networks learn from them.
     if (r.file.ends_with(".nii.gz") && job_.model.tensor_axes != "xyz")
       throw UsageError("ldm.embedding_dir: " + r.file +
@@ -149,8 +156,11 @@ UnetEmbeddingInputs unet_embedding_inputs(const JobSpec& job, const std::vector<
   }
   if (u.num_class_embeds > 0) {
     std::vector<std::int64_t> labels(static_cast<std::size_t>(n), g.modality);
-    for (std::size_t i = 0; i < keys.size() && i < labels.size(); ++i)
-      labels[i] = augmented_modality(g.modality, keys[i]);
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      const int own = samples[i]->modality;  // the file's own class, as NV-Generate trains it
+      const int modality = own >= 0 ? own : g.modality;
+      labels[i] = i < keys.size() ? augmented_modality(modality, keys[i]) : modality;
+    }
     inputs.class_labels = at::tensor(labels, at::kLong).to(device);
   }
   // Body regions as one-hot x 100, as NV-Generate feeds them (training and
@@ -182,14 +192,16 @@ at::Tensor LdmTask::diffusion_loss(const at::Tensor& x0, const at::Tensor& noise
   UnetConditioning conditioning;
   conditioning.embedding = inputs;
   const auto prediction = unet_->forward(xt, t.to(x0.device(), at::kFloat), conditioning);
-  return at::mse_loss(prediction.to(at::kFloat), target.to(at::kFloat));
+  return diffusion_error(prediction, target, job_.ldm.diffusion_loss).mean();
 }
 
 at::Tensor LdmTask::compute_loss(std::size_t, const StepBatch& step_batch, int, std::map<std::string, double>& terms) {
   const at::Tensor& batch = step_batch.images;
-  const std::vector<std::uint64_t>& keys = step_batch.sample_keys;
-  const auto [noise, u] = batch_draws(batch, keys);
-  auto loss = diffusion_loss(batch, noise, u, embedding_inputs(source_->last_records(), keys));
+  const auto [noise, u] = batch_draws(batch, step_batch.sample_keys);
+  // The class-label dropout is NV-Generate's on every step, however the
+  // noise is drawn: it is what trains the unconditional branch that
+  // classifier-free guidance samples against.
+  auto loss = diffusion_loss(batch, noise, u, embedding_inputs(source_->last_records(), step_batch.augmentation_keys));
   terms["train/diffusion_loss"] += loss.item<double>();
   return loss;
 }

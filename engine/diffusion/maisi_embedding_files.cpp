@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "config/maisi_models.hpp"
 #include "core/bounded_json.hpp"
 #include "core/error.hpp"
 #include "run/run_directory.hpp"
@@ -117,6 +118,18 @@ std::vector<LatentRecord> read_maisi_embeddings(const std::string& dir, const st
         r.top_region_index = meta.at("top_region_index").get<std::vector<double>>();
       if (meta.contains("bottom_region_index"))
         r.bottom_region_index = meta.at("bottom_region_index").get<std::vector<double>>();
+      // NV-Generate trains each file with its own class: the name, looked up
+      // in its modality_mapping.json (maisi_models.hpp holds that table).
+      if (meta.contains("modality") && !meta.at("modality").is_null()) {
+        const std::string name = meta.at("modality").get<std::string>();
+        r.modality = maisi_modality_code(name);
+        if (r.modality < 0)
+          throw DataError(json_path, "modality \"" + name +
+                                         "\" is not a name of NV-Generate's modality_mapping.json (ct, "
+                                         "ct_wo_contrast, ct_contrast, mri, mri_t1, mri_t2, mri_flair, ...)");
+      }
+    } catch (const DataError&) {
+      throw;
     } catch (const std::exception& e) {
       throw DataError(json_path, std::string("lacks a field or has a wrong type: ") + e.what());
     }

@@ -23,6 +23,7 @@
 #include "state/tensor_file.hpp"
 #include "weights/torch_archive.hpp"
 #include "config/network_size.hpp"
+#include "config/number_text.hpp"
 #include "core/bounded_json.hpp"
 #include "core/remove_tree.hpp"
 
@@ -111,8 +112,10 @@ void apply_infer_config(const std::string& path, JobSpec& job) {
 
 // The model's own inference recipe (config_maisi_diff_model_<model>.json's
 // diffusion_unet_inference, what NV-Generate's diff_model_infer.py samples
-// with): its class label, guidance scale and steps win over config_infer.json.
-void apply_model_inference_config(const std::string& path, JobSpec& job) {
+// with): its class label, guidance scale and steps win over config_infer.json,
+// and for an MR model its field of view too (dim and spacing: rflow-mr
+// 128 x 256 x 256 at 1.25 x 1 x 1 mm, where config_infer.json gives CT's).
+void apply_model_inference_config(const std::string& path, JobSpec& job, bool mr) {
   const auto file = read_json_object(path);
   if (!file.contains("diffusion_unet_inference")) return;
   const auto& j = file["diffusion_unet_inference"];
@@ -121,8 +124,62 @@ void apply_model_inference_config(const std::string& path, JobSpec& job) {
     if (j.contains("cfg_guidance_scale")) job.generate.guidance_scale = j["cfg_guidance_scale"].get<double>();
     if (j.contains("num_inference_steps") && job.scheduler.kind == SchedulerKind::rflow)
       job.scheduler.num_inference_steps = j["num_inference_steps"].get<int>();
+    if (mr && j.contains("dim")) job.generate.output_size = j["dim"].get<std::array<int, 3>>();
+    if (mr && j.contains("spacing")) job.generate.spacing = j["spacing"].get<std::array<double, 3>>();
   } catch (const nlohmann::json::exception& e) {
     throw DataError(path, std::string("has a field of the wrong type in diffusion_unet_inference: ") + e.what());
+  }
+}
+
+// NV-Generate's training recipe for the released UNet: what
+// diff_model_train.py hard-codes (Adam without weight decay, PolynomialLR of
+// power 2 over the whole run, L1 on the scheduler's target, no clipping)
+// and what the model's config_maisi_diff_model_<model>.json gives under
+// diffusion_unet_train (lr, batch_size, n_epochs). An imported run fine-tunes
+// with it unless a field is overridden (docs/maisi.md, "The recipe").
+void apply_training_recipe(const std::string& path, JobSpec& job) {
+  job.training.optimizer = "adam";
+  job.training.weight_decay = 0.0;
+  job.training.lr_schedule = "polynomial";
+  job.training.lr_power = 2.0;
+  job.training.warmup_steps = 0;
+  job.training.grad_clip_norm = 0.0;
+  job.ldm.diffusion_loss = "l1";
+  job.training.lr = 1e-4;  // the released configs' value, when the file is absent
+  if (path.empty()) return;
+  const auto file = read_json_object(path);
+  if (!file.contains("diffusion_unet_train")) return;
+  const auto& j = file["diffusion_unet_train"];
+  try {
+    if (j.contains("lr")) job.training.lr = j["lr"].get<double>();
+    if (j.contains("batch_size")) job.training.batch_size = j["batch_size"].get<int>();
+    if (j.contains("n_epochs")) job.training.epochs = j["n_epochs"].get<int>();
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError(path, std::string("has a field of the wrong type in diffusion_unet_train: ") + e.what());
+  }
+  if (!(job.training.lr > 0) || !std::isfinite(job.training.lr))
+    throw DataError(path, "diffusion_unet_train.lr must be a number > 0");
+  if (job.training.batch_size < 1) throw DataError(path, "diffusion_unet_train.batch_size must be at least 1");
+  if (job.training.epochs < 1) throw DataError(path, "diffusion_unet_train.n_epochs must be at least 1");
+}
+
+// NV-Generate's ControlNet recipe (config_maisi_controlnet_train_<model>.json's
+// controlnet_train): the weighted region of the loss, which only task
+// controlnet reads. Its learning rate differs from the UNet's and is named
+// in a note, since both tasks train from the one job of the run.
+void apply_controlnet_recipe(const std::string& path, JobSpec& job, std::vector<std::string>& notes) {
+  const auto file = read_json_object(path);
+  if (!file.contains("controlnet_train")) return;
+  const auto& j = file["controlnet_train"];
+  try {
+    if (j.contains("weighted_loss")) job.ldm.controlnet_weighted_loss = j["weighted_loss"].get<double>();
+    if (j.contains("weighted_loss_label"))
+      job.ldm.controlnet_weighted_labels = j["weighted_loss_label"].get<std::vector<int>>();
+    if (j.contains("lr"))
+      notes.push_back("NV-Generate trains the ControlNet at lr " + short_number(j["lr"].get<double>()) + " (" + path +
+                      "): train RUN task=controlnet training.lr=" + short_number(j["lr"].get<double>()));
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError(path, std::string("has a field of the wrong type in controlnet_train: ") + e.what());
   }
 }
 
@@ -158,15 +215,27 @@ JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& conf
   job.model.autoencoder = config.autoencoder;
   job.model.diffusion_unet = config.diffusion_unet;
   job.scheduler = config.scheduler;
+  // Sampled as NV-Generate's loop samples with MONAI's RFlowScheduler.
+  job.scheduler.monai_timestep_arithmetic = job.scheduler.kind == SchedulerKind::rflow;
   job.generate.output_size = {256, 256, 256};
   job.generate.spacing = {1.5, 1.5, 2.0};
   job.generate.decode_overlap = 0.6666;  // NV-Generate's, unless config_infer.json says otherwise
   job.generate.decode_blend = "gaussian";
+  job.generate.body_crop = true;  // NV-Generate's crop_img_body_mask for an image from a label
   if (config.include_body_region) job.generate.top_region_index = job.generate.bottom_region_index = {0, 1, 0, 0};  // chest
   const std::string infer = o.infer_config.empty() ? (fs::path(o.folder) / "configs" / "config_infer.json").string() : o.infer_config;
   if (!o.infer_config.empty() || fs::is_regular_file(infer)) apply_infer_config(infer, job);
   const auto recipe = fs::path(o.folder) / "configs" / ("config_maisi_diff_model_" + o.model + ".json");
-  if (fs::is_regular_file(recipe)) apply_model_inference_config(recipe.string(), job);
+  if (fs::is_regular_file(recipe)) apply_model_inference_config(recipe.string(), job, is_maisi_mr_model(o.model));
+  apply_training_recipe(fs::is_regular_file(recipe) ? recipe.string() : std::string(), job);
+  const auto controlnet_recipe =
+      fs::path(o.folder) / "configs" / ("config_maisi_controlnet_train_" + o.model + ".json");
+  if (fs::is_regular_file(controlnet_recipe)) apply_controlnet_recipe(controlnet_recipe.string(), job, notes);
+  // NV-Generate's MR preparation: percentiles 0 to 99.5, not clipped.
+  if (is_maisi_mr_model(o.model)) {
+    job.data.mri_percentiles = {0.0, 99.5};
+    job.data.mri_clip = false;
+  }
   // NV-Generate's config_infer.json says modality 1 (CT) for every model; an
   // MR model given a CT class label made CT-like images in [0, 1] (issue 34:
   // `--model rflow-mr` silently took CT). The MR default is NV-Generate's own
@@ -192,12 +261,7 @@ JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& conf
 
 void MaisiImportOptions::validate() const {
   if (folder.empty()) throw UsageError("FOLDER: name the NV-Generate folder holding configs/ and models/");
-  const auto& models = maisi_model_names();
-  if (std::find(models.begin(), models.end(), model) == models.end()) {
-    std::string names;
-    for (const auto& m : models) names += (names.empty() ? "" : ", ") + m;
-    throw UsageError("--model: must be one of " + names + " (got '" + model + "')");
-  }
+  if (const auto problem = maisi_model_problem(model); !problem.empty()) throw UsageError("--model: " + problem);
   if (out.empty()) throw UsageError("--out: name the run directory to create");
   if (fs::exists(out)) throw UsageError("--out: " + out + " exists; import-maisi writes a new run directory");
 }

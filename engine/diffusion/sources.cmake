@@ -1,5 +1,5 @@
 # Sources of engine/diffusion: the latent diffusion pipeline (encode, train,
-# generate stages, the ldm task, ControlNet guidance) and the MAISI importer.
+# generate stages, the ldm task, ControlNet guidance) and the MAISI importer and exporter.
 # Its networks are in models/, its samplers in schedulers/.
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/controlnet_guidance.cpp
@@ -13,6 +13,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ldm_pipeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ldm_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_embedding_files.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/maisi_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_import.cpp
   ${CMAKE_CURRENT_LIST_DIR}/translation_task.cpp)
 # Provenance in generated files: no LibTorch, so the console links it too.

@@ -42,6 +42,14 @@ at::Tensor reconstruction_loss(const at::Tensor& reconstruction, const at::Tenso
   throw UsageError("loss.recon_loss: must be l1, l2 or l1_window (got \"" + kind + "\")");
 }
 
+at::Tensor diffusion_error(const at::Tensor& prediction, const at::Tensor& target, const std::string& kind) {
+  require_same_shape(prediction, target, "diffusion_error");
+  const auto d = prediction.to(at::kFloat) - target.to(at::kFloat);
+  if (kind == "l1") return at::abs(d);
+  if (kind == "mse") return at::square(d);
+  throw UsageError("ldm.diffusion_loss: must be l1 or mse (got \"" + kind + "\")");
+}
+
 at::Tensor kl_loss(const at::Tensor& z_mu, const at::Tensor& z_log_var, double logvar_min, double logvar_max) {
   require_same_shape(z_mu, z_log_var, "kl_loss");
   if (z_mu.dim() < 2) throw UsageError("kl_loss: expected [B, C, ...] latents");

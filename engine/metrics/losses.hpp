@@ -14,6 +14,13 @@ namespace medsynth {
 // (broadcasting would silently compare the wrong voxels).
 at::Tensor reconstruction_loss(const at::Tensor& reconstruction, const at::Tensor& target, const std::string& kind);
 
+// The diffusion objective's error per element, before any weighting or
+// mean: |prediction - target| for "l1" (NV-Generate's L1Loss, with which
+// NVIDIA trained the released MAISI networks) or its square for "mse" (MONAI's
+// generative tutorials). Both in float32. UsageError naming ldm.diffusion_loss
+// for another kind, or for tensors of different shapes.
+at::Tensor diffusion_error(const at::Tensor& prediction, const at::Tensor& target, const std::string& kind);
+
 // KL(N(mu, exp(logvar)) || N(0, 1)) = 0.5 * sum(mu^2 + exp(logvar) - logvar - 1)
 // over all but the batch dimension, then the mean over the batch (MONAI's
 // "sum / batch"). Works from the log-variance directly, clamped again to

@@ -4,6 +4,7 @@
 // The optional timestep transform shifts s toward noise for latents larger
 // than base_img_size_numel (a larger volume needs more noise to hide it).
 #include <ATen/ATen.h>
+#include <c10/util/Half.h>
 
 #include <cmath>
 
@@ -40,13 +41,25 @@ class RectifiedFlowScheduler : public DiffusionScheduler {
     for (int i = 0; i < n; ++i) s[i] = 1.0 - static_cast<double>(i) / n;
     auto t = shift(s, numel) * num_train_timesteps_;
     std::vector<double> out(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = t[i].item<double>();
+    for (int i = 0; i < n; ++i) {
+      const double exact = t[i].item<double>();
+      // MONAI: np.array(timesteps).astype(np.float16); the UNet sees that value.
+      out[static_cast<std::size_t>(i)] =
+          options_.monai_timestep_arithmetic ? static_cast<double>(c10::Half(static_cast<float>(exact))) : exact;
+    }
     return out;
   }
 
   bool stochastic() const override { return false; }
 
   at::Tensor step(const at::Tensor& velocity, double t, double t_next, const at::Tensor& x, const at::Tensor&) const override {
+    if (options_.monai_timestep_arithmetic) {
+      // MONAI's step(): next_timestep = int(next_timestep), then
+      // (timestep - next_timestep) on the float16 timestep, in float16.
+      const double next = std::trunc(std::max(t_next, 0.0));
+      const double difference = static_cast<double>(c10::Half(static_cast<float>(t - next)));
+      return x + velocity * (difference / num_train_timesteps_);
+    }
     const double dt = (t - std::max(t_next, 0.0)) / num_train_timesteps_;
     return x + velocity * dt;
   }

@@ -28,6 +28,10 @@ struct StepBatch {
   const at::Tensor& images;                       // on the training device, in its memory format
   const std::vector<std::uint64_t>& sample_keys;  // one per sample, seed per-sample noise; empty: the rank's generator
   const at::Tensor& labels;  // per-sample targets on the CPU (Batch::labels); undefined for image-only tasks
+  // One per sample whatever training.per_sample_noise says: they seed the
+  // task's own augmentations (MAISI's class-label dropout), which NV-Generate
+  // applies on every step; empty only when the batch source has no keys.
+  const std::vector<std::uint64_t>& augmentation_keys;
 };
 
 class Task {

@@ -114,14 +114,19 @@ void make_optimizers(TrainingSession& s) {
   const TrainingSpec& training = s.job.training;
   for (auto& group : s.task->optimizer_groups()) {
     torch::optim::AdamWOptions ao(training.lr * group.lr_multiplier);
-    ao.betas({training.betas[0], training.betas[1]}).weight_decay(training.weight_decay);
+    // adam's weight decay is added to the gradient before the step
+    // (apply_update); AdamW with no decay of its own is then torch's Adam
+    // step for step, and the checkpoint's optimizer state stays one kind.
+    ao.betas({training.betas[0], training.betas[1]})
+        .weight_decay(training.optimizer == "adam" ? 0.0 : training.weight_decay);
     OptimizerSlot slot{group, nullptr};
     slot.optimizer = std::make_unique<torch::optim::AdamW>(group.parameters, ao);
     s.optimizers.push_back(std::move(slot));
   }
   s.ema = std::make_unique<EmaWeights>(s.task->modules(), training.ema_decay);
   s.scaler = LossScaler(LossScalerOptions{.enabled = s.amp && s.device.is_cuda()});
-  s.schedule = {training.lr, training.warmup_steps, s.total_steps, training.lr_schedule, training.min_lr_ratio};
+  s.schedule = {training.lr,          training.warmup_steps, s.total_steps,
+                training.lr_schedule, training.min_lr_ratio, training.lr_power};
 }
 
 void open_checkpoints(TrainingSession& s) {

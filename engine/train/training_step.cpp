@@ -16,12 +16,22 @@
 namespace medsynth {
 namespace {
 
+// torch.optim.Adam's weight decay: grad += weight_decay x param, after
+// clipping (torch clips the gradient the optimizer then sees).
+void add_l2_to_gradients(const std::vector<at::Tensor>& parameters, double weight_decay) {
+  if (weight_decay == 0) return;
+  at::NoGradGuard no_grad;
+  for (const auto& p : parameters)
+    if (p.grad().defined()) p.mutable_grad().add_(p.detach(), weight_decay);
+}
+
 void accumulate_micro_batch(TrainingSession& s, int micro, StepAttempt& step) {
   static const std::vector<std::uint64_t> no_keys;  // the task then draws noise from the rank's generator
   auto batch = s.data->batches().next();
   if (!batch) throw RuntimeError("data loader ended early in epoch " + std::to_string(s.progress.epoch));
   const at::Tensor images = batch->images.to(s.device).contiguous(s.memory_format);
-  const StepBatch step_batch{images, s.job.training.per_sample_noise ? batch->sample_keys : no_keys, batch->labels};
+  const StepBatch step_batch{images, s.job.training.per_sample_noise ? batch->sample_keys : no_keys, batch->labels,
+                             batch->sample_keys};
   for (std::size_t g = 0; g < s.optimizers.size(); ++g) {
     if (!s.task->group_active(g, s.progress.step)) continue;
     at::Tensor loss;
@@ -92,6 +102,7 @@ void apply_update(TrainingSession& s, TrainingLoopState& loop, StepAttempt& step
     if (!s.task->group_active(g, s.progress.step)) continue;
     auto& slot = s.optimizers[g];
     if (s.job.training.grad_clip_norm > 0) torch::nn::utils::clip_grad_norm_(slot.group.parameters, s.job.training.grad_clip_norm);
+    if (s.job.training.optimizer == "adam") add_l2_to_gradients(slot.group.parameters, s.job.training.weight_decay);
     for (auto& pg : slot.optimizer->param_groups()) pg.options().set_lr(step.lr * slot.group.lr_multiplier);
     slot.optimizer->step();
     slot.optimizer->zero_grad();

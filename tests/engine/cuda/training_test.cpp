@@ -182,7 +182,8 @@ TEST(CudaTraining, Bf16AutocastTrainsOnCuda) {
         AutocastScope scope(true, c10::DeviceType::CUDA, at::kBFloat16);
         const at::Tensor images = batch->images.to(test::cuda0());
         const std::vector<std::uint64_t> no_keys;
-        loss = task.compute_loss(0, StepBatch{images, no_keys, batch->labels}, static_cast<int>(losses.size()), terms);
+        loss = task.compute_loss(0, StepBatch{images, no_keys, batch->labels, batch->sample_keys},
+                                 static_cast<int>(losses.size()), terms);
       }
       const double value = loss.item<double>();
       ASSERT_TRUE(std::isfinite(value)) << "bf16 loss at step " << losses.size();

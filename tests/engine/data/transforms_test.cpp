@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "data/intensity_transforms.hpp"
+#include "data/preprocess.hpp"
 #include "data/spatial_transforms.hpp"
 
 namespace medsynth {
@@ -60,6 +61,26 @@ TEST(Percentiles, ConstantVolumeBecomesZerosNotNaN) {
   normalize_percentiles(v, 0.5, 99.5);
   for (float x : v.voxels) EXPECT_EQ(x, 0.0f);
   EXPECT_THROW(normalize_percentiles(v, 60.0, 40.0), ConfigError);
+}
+
+// NV-Generate's MR preparation (ScaleIntensityRangePercentiles lower 0,
+// upper 99.5, b_min 0, b_max 1, clip False), through the job's preprocessing:
+// 1000 voxels 0..996 and three of 5000. numpy's 99.5th percentile is at rank
+// 0.995 x 999 = 994.005, so 5000 maps to 5000 / 994.005, not to 1.
+TEST(Percentiles, NvGeneratesMrScalingKeepsVoxelsAboveTheUpperPercentile) {
+  std::vector<float> values;
+  for (int i = 0; i < 997; ++i) values.push_back(float((i * 37) % 997));  // 0..996, shuffled
+  values.insert(values.begin() + 400, {5000.0f, 5000.0f, 5000.0f});
+  DataSpec spec;
+  spec.modality = Modality::mri;
+  spec.mri_percentiles = {0.0, 99.5};
+  spec.mri_clip = false;
+  const Volume out = preprocess_volume(line_volume(values), spec, "phantom");
+  const double hi = 994.005;
+  for (std::size_t i = 0; i < values.size(); ++i) EXPECT_NEAR(out.voxels[i], values[i] / hi, 1e-6) << "voxel " << i;
+  EXPECT_GT(out.voxels[400], 5.0f);
+  spec.mri_clip = true;  // medsynth's default clamps to [0, 1]
+  EXPECT_EQ(preprocess_volume(line_volume(values), spec, "phantom").voxels[400], 1.0f);
 }
 
 // A volume whose value is a linear function of the physical position.

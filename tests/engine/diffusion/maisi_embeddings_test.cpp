@@ -23,6 +23,7 @@
 #include "run/run_directory.hpp"
 #include "state/tensor_file.hpp"
 #include "support/child_process.hpp"
+#include "support/nv_generate_embedding.hpp"
 #include "support/temp_dir.hpp"
 #include "volume/channel_volume_io.hpp"
 #include "volume/nifti_header_guard.hpp"
@@ -32,6 +33,8 @@ namespace fs = std::filesystem;
 
 namespace medsynth {
 namespace {
+
+using test::write_nv_generate_embedding;
 
 const fs::path k_data = MEDSYNTH_DIFFUSION_TEST_DATA;
 
@@ -83,19 +86,6 @@ std::size_t count_metric(const fs::path& events, const std::string& name) {
     n += e.value("type", "") == "metric" && e.value("name", "") == name ? 1 : 0;
   }
   return n;
-}
-
-// A [C, X, Y, Z] latent as NV-Generate saves it: nibabel's [X, Y, Z, C], x fastest.
-void write_nv_generate_embedding(const fs::path& path, const at::Tensor& latent, const nlohmann::json& meta) {
-  fs::create_directories(path.parent_path());
-  const auto data = latent.permute({0, 3, 2, 1}).contiguous();
-  ChannelVolume v;
-  v.channels = static_cast<std::size_t>(latent.size(0));
-  for (int a = 0; a < 3; ++a) v.size[static_cast<std::size_t>(a)] = static_cast<std::size_t>(latent.size(a + 1));
-  v.spacing = {1.5, 1.2, 2.0};
-  v.voxels.assign(data.data_ptr<float>(), data.data_ptr<float>() + data.numel());
-  write_channel_volume(v, path.string());
-  if (!meta.is_null()) std::ofstream(path.string() + ".json") << meta.dump(4);
 }
 
 TEST(MaisiEmbeddings, TheEncodeStageAlsoWritesNvGeneratesLayoutEqualToItsLatents) {

@@ -71,7 +71,10 @@ TEST(MaisiTraining, AnImportedRunFineTunesOnTwoRanksAndEachRankGeneratesItsImage
 
   // The diffusion stage started from the released UNet and learnt: the
   // training loss of its last five steps is well below its first five, and
-  // the held-out loss (fixed timesteps and noise) fell.
+  // the held-out loss (fixed timesteps and noise) fell. NVIDIA's recipe (L1,
+  // Adam, PolynomialLR to 0 over the 20 steps): an L1 loss falls by a smaller
+  // share than a squared one for the same fit (measured 1.23 -> 0.99, 0.81x;
+  // the old MSE recipe 2.35 -> 1.26).
   const auto diffusion_events = events_of(run.stage(k_diffusion_stage).events_file());
   const auto started = std::find_if(diffusion_events.begin(), diffusion_events.end(),
                                     [](const nlohmann::json& e) { return e.value("type", "") == "run_started"; });
@@ -79,7 +82,7 @@ TEST(MaisiTraining, AnImportedRunFineTunesOnTwoRanksAndEachRankGeneratesItsImage
   EXPECT_EQ(started->at("extra").at("init_weights"), fs::absolute(unet).lexically_normal().string());
   const auto loss = metric(diffusion_events, "train/diffusion_loss");
   ASSERT_EQ(loss.size(), 20u);
-  EXPECT_LT(mean(loss, 15, 5), 0.8 * mean(loss, 0, 5)) << "the fine-tuning loss did not fall";
+  EXPECT_LT(mean(loss, 15, 5), 0.9 * mean(loss, 0, 5)) << "the fine-tuning loss did not fall";
   const auto val = metric(diffusion_events, "val/diffusion_loss");
   ASSERT_GE(val.size(), 2u);
   EXPECT_LT(val.back(), 0.9 * val.front());
@@ -106,6 +109,25 @@ TEST(MaisiTraining, AnImportedRunFineTunesOnTwoRanksAndEachRankGeneratesItsImage
     EXPECT_LE(*hi, 1000.0f);
     EXPECT_GT(*hi - *lo, 1.0f) << "a flat image";
   }
+}
+
+// Issue 54, item 3: the seed's --resume-from-checkpoint habit, `train RUN
+// --resume FILE` on a pipeline, started a new run from scratch without a word.
+// It is refused, naming what a pipeline resumes from.
+TEST(MaisiTraining, APipelineResumedFromACheckpointFileIsRefusedNamingWhatItNeeds) {
+  test::TempDir dir("maisi-resume-file");
+  MaisiImportOptions o;
+  o.folder = (k_data / "maisi_folder").string();
+  o.out = (dir / "imported").string();
+  import_maisi(o);
+  const std::string file = RunDirectory{o.out}.stage(k_diffusion_stage).last_checkpoint();
+  const auto r = test::run_process({test::engine_binary(), "train", o.out, "--resume", file, "training.max_steps=1",
+                                    "--runs-dir", (dir / "runs").string(), "--quiet"},
+                                   dir.path().string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--resume " + file), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ldm.diffusion_init="), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "runs")) << "no run was started";
 }
 
 // An xyz pipeline cannot train its own autoencoder: the loaders' patches are

@@ -43,6 +43,14 @@ medsynth_add_test(NAME diffusion_maisi_training_test
   PROCESSORS 2)
 add_dependencies(diffusion_maisi_training_test medsynth-engine)
 target_compile_definitions(diffusion_maisi_training_test PRIVATE MEDSYNTH_DIFFUSION_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+# Issue 49: an imported run fine-tunes with NV-Generate's recipe (loss,
+# optimizer, schedule, label dropout, each file's modality, MR scaling).
+medsynth_add_test(NAME diffusion_maisi_recipe_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/maisi_recipe_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)
+add_dependencies(diffusion_maisi_recipe_test medsynth-engine)
+target_compile_definitions(diffusion_maisi_recipe_test PRIVATE MEDSYNTH_DIFFUSION_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
 # Issue 34, item 2: embeddings in NV-Generate's layout, written by the encode
 # stage of an imported run and read back as training input.
 medsynth_add_test(NAME diffusion_maisi_embeddings_test

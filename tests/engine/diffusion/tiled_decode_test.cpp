@@ -55,6 +55,17 @@ TEST(TiledDecode, TilesStayCloseToTheWholeDecodeAndCloserAsTheyGrow) {
   EXPECT_LT(errors[1], 0.3 * spread) << "tile 6: " << errors[1] << " vs spread " << spread;
 }
 
+// NV-Generate's dynamic_infer decodes whole when the latent has no more
+// voxels than one window (numel <= prod(roi)), even where an edge is longer:
+// 8 x 6 x 10 = 480 <= 8^3. Tiling it anyway cost memory nowhere and moved the image.
+TEST(TiledDecode, ALatentOfAtMostOneTilesVoxelsDecodesWhole) {
+  auto ae = small_autoencoder();
+  at::NoGradGuard no_grad;
+  auto z = at::randn({1, 2, 8, 6, 10});
+  EXPECT_TRUE(at::equal(decode_tiled(*ae, z, 8, TileBlending{0.6666, true}), ae->decode(z)));
+  EXPECT_FALSE(at::equal(decode_tiled(*ae, z, 7, TileBlending{0.6666, true}), ae->decode(z))) << "343 < 480: tiles";
+}
+
 // Tiled encoding (bounds the encoder's memory on whole CTs): one tile as large
 // as the image is the plain encode; smaller tiles blend into the latent's
 // shape and stay close to the whole encode, closer as they grow.
