@@ -3,8 +3,9 @@
 // file it could not write, and leaves neither a cut file under the final
 // name nor a temporary (".tmp-", ".partial"). Before, prepare-label and a
 // translation generate exited 0 with a cut gzip stream under the final
-// name, dataset-card with a JSON cut at the limit, and the MAISI generate
-// exited 3 ("corrupt gzip stream") leaving its .partial file.
+// name, dataset-card with a JSON cut at the limit, the MAISI generate
+// exited 3 ("corrupt gzip stream") leaving its .partial file, and evaluate
+// exited 1 leaving its temporary.
 // The inputs are built in the test: a TotalSegmentator-like map of noise
 // (which does not compress, so its output passes any small limit) and the
 // miniature NV-Generate folder of tests/engine/diffusion/data, imported.
@@ -98,6 +99,16 @@ class WriteFailure : public ::testing::Test {
   std::vector<std::string> dataset_card(const fs::path& folder) const {
     return {engine_binary(), "dataset-card", folder.string()};
   }
+  // The generated pair against two copies of its image: metrics without a feature network.
+  std::vector<std::string> evaluate(const fs::path& out) {
+    const fs::path reference = dir_ / "in" / "reference";
+    if (!fs::exists(reference)) {
+      fs::create_directories(reference);
+      for (const char* name : {"a.nii.gz", "b.nii.gz"})
+        fs::copy_file(pairs() / "sample_seed7_rank0_image.nii.gz", reference / name);
+    }
+    return {engine_binary(), "evaluate", pairs().string(), "--reference", reference.string(), "--out", out.string()};
+  }
 
   // argv under `ulimit -f blocks` (the engine ignores SIGXFSZ itself).
   test::ProcessResult limited(std::vector<std::string> argv, int blocks = k_blocks) const {
@@ -155,7 +166,7 @@ TEST_F(WriteFailure, PrepareLabelPastTheFileSizeLimitExits4AndLeavesNoFile) {
   EXPECT_GT(fs::file_size(out / "label.nii.gz"), k_blocks * k_block_bytes) << "the limit must cut the output";
 }
 
-TEST_F(WriteFailure, GeneratePastTheFileSizeLimitExits4AndLeavesNoImageNoReportNoPartial) {
+TEST_F(WriteFailure, GeneratePastTheFileSizeLimitExits4AndLeavesNoImageAndNoPartial) {
   for (const bool quality_check : {false, true}) {
     const fs::path out = dir_ / (quality_check ? "checked" : "plain");
     fs::create_directories(out);
@@ -175,11 +186,20 @@ TEST_F(WriteFailure, DatasetCardPastTheFileSizeLimitExits4AndLeavesNoCard) {
   EXPECT_GT(fs::file_size(folder / "dataset-card.json"), k_block_bytes) << "the limit must cut the card";
 }
 
+// Before, evaluate exited 1 leaving "evaluation.json.tmp-PID" (run/write_text_file_atomic).
+TEST_F(WriteFailure, EvaluatePastTheFileSizeLimitExits4AndLeavesNoReportNoTemporary) {
+  const fs::path out = dir_ / "evaluation";
+  expect_storage_failure(limited(evaluate(out)), out, {"evaluation.json"}, "File too large");
+  ASSERT_EQ(unlimited(evaluate(out)).exit_code, 0);
+  EXPECT_GT(fs::file_size(out / "evaluation.json"), k_blocks * k_block_bytes) << "the limit must cut the report";
+}
+
 // The same on a real full disk (root only): a tmpfs holding the pair for
 // dataset-card, then filled to its last block.
 TEST_F(WriteFailure, EveryVerbOnAFullDiskExits4AndLeavesNoFile) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs (CI runs as root)";
   const fs::path source_pairs = pairs();
+  const auto evaluate_argv = evaluate(dir_ / "disk" / "evaluation");
   const fs::path disk = dir_ / "disk";
   fs::create_directories(disk);
   const auto mounted =
@@ -193,6 +213,7 @@ TEST_F(WriteFailure, EveryVerbOnAFullDiskExits4AndLeavesNoFile) {
   fs::copy(source_pairs, disk / "pairs", fs::copy_options::recursive);
   fs::create_directories(disk / "out");
   fs::create_directories(disk / "gen");
+  fs::create_directories(disk / "evaluation");
   {
     std::ofstream filler(disk / "filler", std::ios::binary);
     const std::string block(4096, 'f');
@@ -203,6 +224,7 @@ TEST_F(WriteFailure, EveryVerbOnAFullDiskExits4AndLeavesNoFile) {
   expect_storage_failure(unlimited(prepare_label(disk / "out" / "label.nii.gz")), disk / "out", {"label.nii.gz"},
                          cause);
   expect_storage_failure(unlimited(generate(disk / "gen", true)), disk / "gen", k_generated, cause);
+  expect_storage_failure(unlimited(evaluate_argv), disk / "evaluation", {"evaluation.json", "evaluation.txt"}, cause);
   const auto before = tree(disk / "pairs");
   expect_storage_failure(unlimited(dataset_card(disk / "pairs")), disk / "pairs",
                          {"dataset-card.json", "dataset-card.md"}, cause);
