@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "diffusion/ldm_pipeline.hpp"
 #include "run/run_directory.hpp"
+#include "volume/atomic_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -119,7 +120,7 @@ ResolvedRun resolve_run(const TrainArguments& a, const JobSpec& job) {
     r.run = open_run_directory(a.run_dir);
   } else {
     r.run = create_run_directory(job.output.runs_dir, job.name);
-    write_text_file_atomic(r.run.job_file(), job_to_yaml(job));
+    write_string_atomically(r.run.job_file(), job_to_yaml(job));
   }
   return r;
 }

@@ -16,7 +16,6 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -173,8 +172,7 @@ std::string write_summary(const SweepArguments& a, const JobSpec& job, const Swe
   }
   const nlohmann::json summary = {
       {"job", fs::absolute(a.job_file).string()}, {"axes", plan.axes}, {"nproc_per_node", a.nproc}, {"runs", runs}};
-  write_file_atomically(path.string(), ".json",
-                        [&summary](const std::string& temp) { std::ofstream(temp) << summary.dump(2) << "\n"; });
+  write_string_atomically(path.string(), summary.dump(2) + "\n");
   return path.string();
 }
 

@@ -187,10 +187,8 @@ std::string write_dataset_card(const DatasetCard& card) {
   }
   const std::string markdown = md.str();
   const fs::path folder = card.folder;
-  write_file_atomically((folder / "dataset-card.json").string(), ".json",
-                        [&json](const std::string& temp) { std::ofstream(temp) << json.dump(2) << "\n"; });
-  write_file_atomically((folder / "dataset-card.md").string(), ".md",
-                        [&markdown](const std::string& temp) { std::ofstream(temp) << markdown; });
+  write_string_atomically((folder / "dataset-card.json").string(), json.dump(2) + "\n");
+  write_string_atomically((folder / "dataset-card.md").string(), markdown);
   return markdown;
 }
 

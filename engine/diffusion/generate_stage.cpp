@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include "config/job_enums.hpp"
@@ -236,8 +235,7 @@ class ImageMaker {
                    : "failed on all " + std::to_string(tries.size()) + " tries: " + tries.back().report.failures() +
                          "; the last image is kept, its report says so"));
       const std::string report = organ_quality_json(tries, fs::path(p.path).filename().string(), quality_->source);
-      write_file_atomically(quality_report_path(p.path), ".json",
-                            [&report](const std::string& temp) { std::ofstream(temp) << report << "\n"; });
+      write_string_atomically(quality_report_path(p.path), report + "\n");
     }
     GenerationProvenance provenance = provenance_;
     provenance.seed = seed;  // the seed that made this image: regenerate makes it again from it
@@ -253,8 +251,16 @@ class ImageMaker {
       write_volume(label_, paired_label_path(p.path));
     }
     write_volume(volume, partial);
-    add_nifti_comment_extension(partial, provenance_json(provenance));
-    fs::rename(partial, p.path);
+    try {
+      add_nifti_comment_extension(partial, provenance_json(provenance));
+      fs::rename(partial, p.path);
+    } catch (...) {
+      // An image without its provenance is no output (issue 50 item 1: the
+      // .partial file was left behind by a full disk).
+      std::error_code ignored;
+      fs::remove(partial, ignored);
+      throw;
+    }
     p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
 

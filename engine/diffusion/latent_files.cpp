@@ -10,8 +10,8 @@
 
 #include "core/error.hpp"
 #include "diffusion/maisi_embedding_files.hpp"
-#include "run/run_directory.hpp"
 #include "state/tensor_file.hpp"
+#include "volume/atomic_file.hpp"
 #include "core/bounded_json.hpp"
 
 namespace fs = std::filesystem;
@@ -44,7 +44,7 @@ void write_latent(const std::string& dir, const LatentRecord& r) {
                       {"image_size", r.image_size},
                       {"latent_shape", r.latent.sizes().vec()},
                       {"stored", r.stored}};
-  write_text_file_atomic(dir + "/" + r.id + "_emb.json", meta.dump(2) + "\n");
+  write_string_atomically(dir + "/" + r.id + "_emb.json", meta.dump(2) + "\n");
   write_tensor_file(latent_path(dir, r.id), file);
 }
 
@@ -87,7 +87,7 @@ std::vector<LatentRecord> read_latents(const std::string& dir, const std::string
 
 void write_scale_factor(const std::string& dir, double scale_factor, double latent_std) {
   nlohmann::json j{{"scale_factor", scale_factor}, {"latent_std", latent_std}};
-  write_text_file_atomic(dir + "/scale_factor.json", j.dump(2) + "\n");
+  write_string_atomically(dir + "/scale_factor.json", j.dump(2) + "\n");
 }
 
 double read_scale_factor(const std::string& dir) {

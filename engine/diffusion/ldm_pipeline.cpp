@@ -17,6 +17,7 @@
 #include "events/run_logger.hpp"
 #include "state/device_choice.hpp"
 #include "state/memory_high_water.hpp"
+#include "volume/atomic_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -160,7 +161,7 @@ struct Pipeline {
     RunDirectory r = options.run.stage(name);
     if (rank == 0) {
       fs::create_directories(r.root);
-      if (!fs::exists(r.job_file())) write_text_file_atomic(r.job_file(), job_to_yaml(stage_job));
+      if (!fs::exists(r.job_file())) write_string_atomically(r.job_file(), job_to_yaml(stage_job));
     }
     if (options.dist) options.dist->barrier("stage folder");
     return r;
@@ -193,7 +194,7 @@ struct Pipeline {
     o.make_task = std::move(make_task);
     run_training(stage_job, o);
     if (options.dist) options.dist->set_key_scope("");
-    if (rank == 0) write_text_file_atomic(marker, "complete\n");
+    if (rank == 0) write_string_atomically(marker, "complete\n");
     stage(name, "complete", r.root, steps);
     return last;
   }

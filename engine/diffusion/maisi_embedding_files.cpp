@@ -12,7 +12,7 @@
 #include "config/maisi_models.hpp"
 #include "core/bounded_json.hpp"
 #include "core/error.hpp"
-#include "run/run_directory.hpp"
+#include "volume/atomic_file.hpp"
 #include "volume/channel_volume_io.hpp"
 
 namespace fs = std::filesystem;
@@ -73,7 +73,7 @@ void write_maisi_embedding(const std::string& dir, const LatentRecord& r, const 
   if (!info.modality.empty()) meta["modality"] = info.modality;
   if (!info.top_region_index.empty()) meta["top_region_index"] = info.top_region_index;
   if (!info.bottom_region_index.empty()) meta["bottom_region_index"] = info.bottom_region_index;
-  write_text_file_atomic(path + ".json", meta.dump(4) + "\n");
+  write_string_atomically(path + ".json", meta.dump(4) + "\n");
 
   // [C, X, Y, Z] -> NIfTI's order (x fastest, then y, z, channel): the array
   // [C, Z, Y, X] in C order, which nibabel reads back as [X, Y, Z, C].

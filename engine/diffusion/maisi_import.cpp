@@ -26,6 +26,7 @@
 #include "config/number_text.hpp"
 #include "core/bounded_json.hpp"
 #include "core/remove_tree.hpp"
+#include "volume/atomic_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -352,7 +353,7 @@ void write_imported_run(const fs::path& tmp, const JobSpec& job, const MaisiNetw
   }
   fs::create_directories(run.embedding_dir());
   write_scale_factor(run.embedding_dir(), result.scale_factor, 1.0 / result.scale_factor);
-  write_text_file_atomic(run.job_file(), job_to_yaml(job));
+  write_string_atomically(run.job_file(), job_to_yaml(job));
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include "data/volume_dataset.hpp"
 #include "data/volume_listing.hpp"
 #include "events/event_writer.hpp"
-#include "run/run_directory.hpp"
+#include "volume/atomic_file.hpp"
 #include "volume/volume_io.hpp"
 
 namespace fs = std::filesystem;
@@ -73,8 +73,9 @@ std::string write_evaluation_files(const EvaluationReport& report, const Evaluat
       std::snprintf(ratios, sizeof ratios, " (MS-SSIM distance ratio %.3g)", c.ms_ssim_ratio);
     flags += "MEMORIZATION: " + c.generated + " is a near copy of training case " + c.nearest_by_ms_ssim + ratios + "\n";
   }
-  write_text_file_atomic((fs::path(out_dir) / "evaluation.txt").string(), table + flags);
-  write_text_file_atomic((fs::path(out_dir) / "evaluation.json").string(), report_json(report, options).dump(2) + "\n");
+  write_string_atomically((fs::path(out_dir) / "evaluation.txt").string(), table + flags);
+  write_string_atomically((fs::path(out_dir) / "evaluation.json").string(),
+                          report_json(report, options).dump(2) + "\n");
   return table + flags;
 }
 

@@ -1,11 +1,6 @@
 #include "run/run_directory.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 
@@ -59,25 +54,6 @@ RunDirectory open_run_directory(const std::string& root) {
   for (const auto& sub : {run.logs_dir(), run.checkpoints_dir(), run.embedding_dir(), run.output_dir(), run.tensorboard_dir()})
     fs::create_directories(sub, ec);
   return run;
-}
-
-void write_text_file_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw RuntimeError("cannot write " + tmp + ": " + std::strerror(errno));
-  std::size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::close(fd);
-      throw RuntimeError("cannot write " + tmp + ": " + std::strerror(errno));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  ::fsync(fd);
-  ::close(fd);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw RuntimeError("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
 }
 
 }  // namespace medsynth

@@ -41,7 +41,4 @@ RunDirectory create_run_directory(const std::string& runs_dir, const std::string
 // not one (no job.yaml).
 RunDirectory open_run_directory(const std::string& root);
 
-// Writes text atomically (temp + fsync + rename).
-void write_text_file_atomic(const std::string& path, const std::string& text);
-
 }  // namespace medsynth

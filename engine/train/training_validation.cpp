@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "core/error.hpp"
@@ -60,14 +59,6 @@ Volume in_physical_units(const Volume& model_units, const JobSpec& job) {
   return v;
 }
 
-void write_bytes(const std::string& path, const std::string& bytes) {
-  write_file_atomically(path, "", [&](const std::string& temp) {
-    std::ofstream out(temp, std::ios::binary);
-    out << bytes;
-    if (!out.flush()) throw RuntimeError(temp + ": write failed");
-  });
-}
-
 // PNG files for the console (output/val-images/stepNNNNNN-<plane>.png, one
 // set per validation: small, and the run keeps its history as TensorBoard
 // does) and the same PNGs as TensorBoard images val/images/<plane>.
@@ -83,7 +74,7 @@ void write_validation_images(TrainingSession& s, const ValidationImages& images)
     const std::string plane(to_string(p.plane));
     const std::string png = encode_gray_png(p.image);
     const std::string path = dir + "/" + step + "-" + plane + ".png";
-    write_bytes(path, png);
+    write_string_atomically(path, png);
     if (s.tensorboard)
       s.tensorboard->add_gray_png("val/images/" + plane, p.image.width, p.image.height, png, s.progress.step);
     if (s.events)
@@ -94,7 +85,7 @@ void write_validation_images(TrainingSession& s, const ValidationImages& images)
 void write_validation_files(TrainingSession& s, const ValidationResult& r, bool write_outputs) {
   for (const auto& [name, text] : r.files) {
     const std::string path = s.options.run.output_dir() + "/" + name;
-    write_bytes(path, text);
+    write_string_atomically(path, text);
     if (s.events) s.events->artifact(path, "table", s.progress.step);
   }
   write_validation_images(s, r.images);

@@ -13,6 +13,7 @@
 #include "volume/itk_volume_io.hpp"
 #include "volume/nifti_header_guard.hpp"
 #include "volume/volume_size_checks.hpp"
+#include "volume/written_nifti_check.hpp"
 
 namespace medsynth {
 namespace {
@@ -57,8 +58,9 @@ void write_channel_volume(const ChannelVolume& volume, const std::string& path) 
   const std::string extension = nifti_extension(path);
   if (extension.empty()) throw RuntimeError(path + ": cannot write: the name must end in .nii or .nii.gz");
   check_writable(volume, path);
-  write_file_atomically(path, extension,
-                        [&](const std::string& temp) { itk_detail::write_nifti_channels(volume, temp); });
+  write_file_atomically(
+      path, extension, [&](const std::string& temp) { itk_detail::write_nifti_channels(volume, temp); },
+      check_written_nifti);
 }
 
 }  // namespace medsynth

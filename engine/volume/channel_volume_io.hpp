@@ -32,8 +32,9 @@ struct ChannelVolume {
 ChannelVolume read_channel_volume(const std::string& path, const VolumeReadOptions& options = {});
 
 // Writes float32 NIfTI-1 with dim[0] = 4 (dim[4] = channels, pixdim[4] = 1),
-// geometry kept, atomically (temp file beside the target, then rename).
-// RuntimeError naming the path on any failure.
+// geometry kept, atomically (temp file beside the target, read back, then
+// rename). StorageError naming the path for a full disk or file-size limit,
+// RuntimeError naming it for any other failure.
 void write_channel_volume(const ChannelVolume& volume, const std::string& path);
 
 }  // namespace medsynth

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "volume/atomic_file.hpp"
 #include "volume/nifti_header_guard.hpp"
+#include "volume/written_nifti_check.hpp"
 
 namespace medsynth {
 namespace {
@@ -110,18 +111,19 @@ void add_nifti_comment_extension(const std::string& path, const std::string& tex
   std::memcpy(out.data() + 108, &new_offset, 4);
   out.append(b, offset, std::string::npos);
 
-  write_file_atomically(path, compressed ? ".nii.gz" : ".nii", [&](const std::string& temp) {
+  const auto write = [&](const std::string& temp) {
     if (compressed) {
       GzFile gz(gzopen(temp.c_str(), "wb6"));
       if (!gz || gzwrite(gz.get(), out.data(), static_cast<unsigned>(out.size())) != static_cast<int>(out.size()))
-        throw RuntimeError(temp + ": cannot write gzip data");
-      if (gzclose(gz.release()) != Z_OK) throw RuntimeError(temp + ": cannot finish gzip data");
+        throw RuntimeError("the gzip data could not be written");
+      if (gzclose(gz.release()) != Z_OK) throw RuntimeError("the gzip stream could not be finished");
     } else {
       std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(temp.c_str(), "wb"), &std::fclose);
       if (!f || std::fwrite(out.data(), 1, out.size(), f.get()) != out.size() || std::fflush(f.get()) != 0)
-        throw RuntimeError(temp + ": cannot write");
+        throw RuntimeError("the data could not be written");
     }
-  });
+  };
+  write_file_atomically(path, compressed ? ".nii.gz" : ".nii", write, check_written_nifti);
 }
 
 std::vector<std::string> read_nifti_comment_extensions(const std::string& path) {

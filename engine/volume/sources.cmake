@@ -22,7 +22,9 @@ target_sources(medsynth_volume PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/nifti_header_guard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_file_check.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_io.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/volume_size_checks.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/volume_size_checks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/write_failure_cause.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/written_nifti_check.cpp)
 # GDCM's own headers (itk_dicom_export.cpp uses its UID generator) are not in
 # ITK_INCLUDE_DIRS; the ITKGDCM module names them and its libraries.
 target_include_directories(medsynth_volume SYSTEM PRIVATE ${ITK_INCLUDE_DIRS} ${ITKGDCM_INCLUDE_DIRS})

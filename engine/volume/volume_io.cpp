@@ -16,6 +16,7 @@
 #include "volume/dicom_series.hpp"
 #include "volume/itk_volume_io.hpp"
 #include "volume/nifti_header_guard.hpp"
+#include "volume/written_nifti_check.hpp"
 
 namespace medsynth {
 namespace {
@@ -101,7 +102,8 @@ void write_volume(const Volume& volume, const std::string& path) {
   const std::string extension = nifti_extension(path);
   if (extension.empty()) throw RuntimeError(path + ": cannot write: the name must end in .nii or .nii.gz");
   check_writable(volume, path);
-  write_file_atomically(path, extension, [&](const std::string& temp) { itk_detail::write_nifti(volume, temp); });
+  write_file_atomically(
+      path, extension, [&](const std::string& temp) { itk_detail::write_nifti(volume, temp); }, check_written_nifti);
 }
 
 std::string describe_volume(const Volume& volume) {

@@ -42,7 +42,9 @@ Volume read_volume(const std::string& path, const VolumeReadOptions& options = {
 // Writes float32 NIfTI (".nii" or ".nii.gz", chosen by the name), geometry kept.
 // Atomic: a temp file beside the target is written, fsynced and renamed, so a
 // reader never sees a half-written file and an existing file is replaced whole.
-// Throws RuntimeError naming the path on any failure (bad volume, bad name, I/O).
+// The written file is read back (length, gzip trailer) before the rename.
+// Throws StorageError naming the path for a full disk or file-size limit
+// (exit 4), RuntimeError for any other failure (bad volume, bad name, I/O).
 void write_volume(const Volume& volume, const std::string& path);
 
 // One line for logs: "64x64x32 voxels, spacing 1x1x2.5 mm, range [-1, 3.5]".

@@ -36,3 +36,12 @@ medsynth_add_test(NAME cli_sweep_test
   LABELS unit)
 add_dependencies(cli_sweep_test medsynth-engine)
 target_compile_definitions(cli_sweep_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# Issue 50 item 1: every verb that writes, past `ulimit -f` and on a full
+# tmpfs (root): exit 4, no cut file under its final name, no temporary.
+medsynth_add_test(NAME cli_write_failure_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/write_failure_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)
+add_dependencies(cli_write_failure_test medsynth-engine)
+target_compile_definitions(cli_write_failure_test PRIVATE
+  MEDSYNTH_DIFFUSION_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/engine/diffusion/data")

@@ -14,6 +14,7 @@
 #include "run/run_directory.hpp"
 #include "state/tensor_file.hpp"
 #include "train/trainer.hpp"
+#include "volume/atomic_file.hpp"
 #include "engine/train/event_log.hpp"
 
 namespace medsynth::test {
@@ -21,7 +22,7 @@ namespace medsynth::test {
 inline TrainerOptions options_for(const JobSpec& job) {
   TrainerOptions o;
   o.run = create_run_directory(job.output.runs_dir, job.name);
-  write_text_file_atomic(o.run.job_file(), job_to_yaml(job));
+  write_string_atomically(o.run.job_file(), job_to_yaml(job));
   o.progress_bar = false;
   o.quiet = true;
   return o;

@@ -3,6 +3,7 @@
 # ITK privately, as medsynth_volume does, without ITK_USE_FILE.
 medsynth_add_test(NAME medsynth_volume_tests
   SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/checked_write_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/dicom_export_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/dicom_io_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/itk_fixtures.cpp
