@@ -4,7 +4,6 @@
 #include <torch/nn/module.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "config/job_loader.hpp"
 #include "config/maisi_network_config.hpp"
@@ -45,12 +44,8 @@ c10::impl::GenericDict state_dict_of(const std::shared_ptr<torch::nn::Module>& m
 void write_pt(const std::string& path, const c10::IValue& value, bool overwrite, MaisiExportResult& result) {
   if (fs::exists(path) && !overwrite) throw UsageError("export-maisi: " + path + " exists; --overwrite replaces it");
   const std::vector<char> bytes = torch_save_bytes(value);
-  write_file_atomically(path, ".pt", [&bytes](const std::string& temp) {
-    std::ofstream out(temp, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) throw std::runtime_error("the write failed");
-  });
+  // Real MAISI UNets are gigabytes: a cut file must never take the name.
+  write_string_atomically(path, std::string(bytes.begin(), bytes.end()));
   result.written.push_back(path);
 }
 
