@@ -58,7 +58,9 @@ InitWeightsReport load_init_weights(const std::vector<NamedModule>& modules, con
   }
   // Our own files name every tensor of every module: all or nothing, as before.
   report.format = "safetensors";
-  restore_weights(modules, read_tensor_file(path), path);
+  const TensorFile file = read_tensor_file(path);
+  refuse_non_finite_tensors(file.tensors, path);
+  restore_weights(modules, file, path);
   std::vector<std::string> names;
   for (const auto& [name, t] : targets) names.push_back(name);
   report.load.loaded = {"", names, covering_prefixes(names, names)};

@@ -319,6 +319,8 @@ void Walker::note_value(const Element& e) {
   else if (e.is(0x0028, 0x0011)) info_.columns = us();
   else if (e.is(0x0028, 0x0100)) info_.bits_allocated = us();
   else if (e.is(0x0028, 0x0002)) info_.samples_per_pixel = us();
+  else if (e.is(0x0028, 0x0004))
+    info_.photometric = read_string(e);
   else if (e.is(0x0028, 0x0008)) {
     const std::string text = read_string(e);
     long long frames = 0;
@@ -351,6 +353,13 @@ void Walker::check_image() {
     fail("BitsAllocated " + std::to_string(bits) + " is not supported (8, 16 or 32; 1 in a segmentation)");
   if (info_.samples_per_pixel < 1 || info_.samples_per_pixel > 4)
     fail("SamplesPerPixel " + std::to_string(info_.samples_per_pixel) + " is not 1..4");
+  // CT and MR are grey values. A PALETTE COLOR image without its lookup
+  // table hits an assertion in Debian's GDCM (SIGABRT, issue 50 item 2), and
+  // colour images are no scanner's HU or MR intensities: refused before GDCM
+  // sees the file. Absent: read as grey, as GDCM does.
+  if (!info_.photometric.empty() && info_.photometric != "MONOCHROME1" && info_.photometric != "MONOCHROME2")
+    fail("PhotometricInterpretation \"" + info_.photometric +
+         "\" is not supported: medsynth reads grey-value CT and MR images (MONOCHROME1 or MONOCHROME2)");
   std::uint64_t voxels = 0;
   std::uint64_t bytes = 0;
   if (__builtin_mul_overflow(std::uint64_t{info_.rows} * info_.columns, info_.frames, &voxels) ||

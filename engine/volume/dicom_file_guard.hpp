@@ -38,6 +38,7 @@ struct DicomFileInfo {
   std::uint32_t columns = 0;        // (0028,0011)
   std::uint32_t bits_allocated = 0; // (0028,0100)
   std::uint32_t samples_per_pixel = 1;  // (0028,0002)
+  std::string photometric;              // (0028,0004) PhotometricInterpretation, "" if absent
   std::uint64_t frames = 1;         // (0028,0008)
   std::optional<std::array<double, 3>> position;     // (0020,0032) ImagePositionPatient
   std::optional<std::array<double, 6>> orientation;  // (0020,0037) ImageOrientationPatient

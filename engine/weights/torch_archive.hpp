@@ -69,6 +69,12 @@ PickleValue read_torch_file(const std::string& path);
 // DataError(path, ...) when no tensor is found.
 std::map<std::string, at::Tensor> state_dict_of(const PickleValue& root, const std::string& path);
 
+// A NaN or infinite weight makes every output NaN (issue 50 item 4: such a
+// file trained, rolled back five times and ended "training diverged" naming no
+// file). DataError naming `path` and the first such tensor. state_dict_of
+// applies it to every foreign file; --init-weights to our own safetensors too.
+void refuse_non_finite_tensors(const std::map<std::string, at::Tensor>& tensors, const std::string& path);
+
 // Numbers stored beside the weights (scale_factor, epoch, ...): top-level bool,
 // int and float entries, and one-element 0-d tensors when the weights sit
 // under one of the keys above (a bare state dict's 0-d tensors are weights).

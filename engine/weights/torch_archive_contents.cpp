@@ -59,7 +59,16 @@ std::map<std::string, at::Tensor> state_dict_of(const PickleValue& root, const s
   }
   if (tensors.empty())
     throw DataError(path, "no tensors at the top level nor under unet_state_dict, controlnet_state_dict, state_dict or model");
+  // Every foreign state dict (import-maisi, --init-weights, perceptual and
+  // feature networks) is read here: a NaN weight is refused as it is read.
+  refuse_non_finite_tensors(tensors, path);
   return drop_common_prefix(std::move(tensors));
+}
+
+void refuse_non_finite_tensors(const std::map<std::string, at::Tensor>& tensors, const std::string& path) {
+  for (const auto& [name, t] : tensors)
+    if (t.is_floating_point() && t.numel() > 0 && !t.isfinite().all().item<bool>())
+      throw DataError(path, "weight '" + name + "' holds NaN or infinite values; no network can use it");
 }
 
 std::map<std::string, double> scalar_extras_of(const PickleValue& root) {

@@ -10,6 +10,8 @@
 #include <ATen/ATen.h>
 
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -22,6 +24,7 @@
 #include "train/init_weights.hpp"
 #include "weights/name_prefixes.hpp"
 #include "weights/torch_archive.hpp"
+#include "weights/torch_file_writer.hpp"
 
 namespace fs = std::filesystem;
 
@@ -148,6 +151,39 @@ TEST(InitWeights, AFileSharingNoTensorNameIsRefused) {
     FAIL() << "a file of another network loaded nothing, silently";
   } catch (const DataError& e) {
     EXPECT_NE(e.reason().find("shares no tensor name with the network"), std::string::npos) << e.reason();
+  }
+}
+
+// Issue 50 item 4: NaN or infinite weights were accepted by --init-weights
+// (and the perceptual and feature networks, which read through the same
+// state_dict_of): training rolled back five times and ended "training
+// diverged" naming no file. Refused as the file is read, naming the file and
+// the tensor, for a torch.save file and for our own safetensors.
+TEST(InitWeights, NonFiniteWeightsAreRefusedNamingTheFileAndTheTensor) {
+  test::TempDir dir("init-weights-nan");
+  ResNet3d net(tiny_resnet());
+  auto weights = tensors_of(*net);
+  weights.at("conv1.weight").view(-1)[3] = std::numeric_limits<float>::quiet_NaN();
+  const std::string pt = (dir / "nan.pth").string();
+  {
+    c10::impl::GenericDict dict(c10::StringType::get(), c10::TensorType::get());
+    for (const auto& [name, t] : weights) dict.insert(name, t);
+    const auto bytes = torch_save_bytes(dict);
+    std::ofstream(pt, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  TensorFile file;
+  for (const auto& [name, t] : weights) file.tensors["model.resnet." + name] = t;
+  file.tensors.at("model.resnet.conv1.weight").view(-1)[0] = std::numeric_limits<float>::infinity();
+  const std::string safetensors = (dir / "inf.safetensors").string();
+  write_tensor_file(safetensors, file);
+  for (const std::string& path : {pt, safetensors}) {
+    try {
+      load_init_weights({{"resnet", net.ptr()}}, path);
+      ADD_FAILURE() << path << ": non-finite weights were loaded";
+    } catch (const DataError& e) {
+      EXPECT_EQ(e.path(), path);
+      EXPECT_NE(e.reason().find("conv1.weight' holds NaN or infinite values"), std::string::npos) << e.what();
+    }
   }
 }
 

@@ -171,6 +171,27 @@ TEST_F(DicomSeries, FilesCutAnywhereGiveADataErrorNotACrash) {
   }
 }
 
+// Issue 50 item 2: a slice saying PhotometricInterpretation PALETTE COLOR
+// without its lookup table hit an assertion in Debian's GDCM (SIGABRT, exit
+// 134) in export-dicom and in training; colour is no CT or MR either. The
+// guard refuses it before GDCM sees the file, naming the file and the value.
+TEST_F(DicomSeries, RefusesPaletteColourBeforeGdcmSeesIt) {
+  const auto file = slice_file(series_, 1);
+  std::string bytes = test::read_bytes(file);
+  const auto at = bytes.find("MONOCHROME2 ");
+  ASSERT_NE(at, std::string::npos);
+  // The value grows from 12 to 14 bytes: its length field (2 bytes in
+  // explicit VR, 4 in implicit) grows with it; nothing after it is offset-based.
+  const bool explicit_vr = bytes.compare(at - 4, 2, "CS") == 0;
+  const std::size_t length_at = explicit_vr ? at - 2 : at - 4;
+  ASSERT_EQ(static_cast<unsigned char>(bytes[length_at]), 12u);
+  bytes[length_at] = 14;
+  bytes.replace(at, 12, "PALETTE COLOR ");
+  test::write_bytes(file, bytes);
+  EXPECT_DATA_ERROR(read_volume(series_.string()), file.string(),
+                    "PhotometricInterpretation \"PALETTE COLOR\" is not supported");
+}
+
 TEST_F(DicomSeries, RefusesElementLengthsPastTheEnd) {
   const auto file = slice_file(series_, 1);
   std::string bytes = test::read_bytes(file);
