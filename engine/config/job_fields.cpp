@@ -467,6 +467,16 @@ std::vector<JobFieldRow> table() {
       {.path = "ldm.controlnet_weighted_labels", .label = "Weighted labels", .group = "Latent diffusion",
        .help = "Task controlnet: label values whose voxels get the weight (NV-Generate's weighted_loss_label).",
        .advanced = true},
+      {.path = "ldm.controlnet_region_contrastive", .label = "Region-contrastive loss", .group = "Latent diffusion",
+       .help = "Task controlnet: NV-Generate's region-contrastive loss: a second pass with the tumour-free label; the "
+               "two predictions differ inside the tumour, agree with the target outside it (import-maisi takes "
+               "use_region_contrasive_loss).", .advanced = true},
+      {.path = "ldm.controlnet_region_contrastive_delta", .label = "Region-contrastive bound", .group = "Latent diffusion",
+       .help = "Task controlnet: the most the tumour term counts (NV-Generate's region_contrasive_loss_delta).",
+       .range = above(0), .advanced = true},
+      {.path = "ldm.controlnet_region_contrastive_weight", .label = "Region-contrastive weight", .group = "Latent diffusion",
+       .help = "Task controlnet: weight of the region-contrastive terms in the loss "
+               "(NV-Generate's region_contrasive_loss_weight).", .range = at_least(0), .advanced = true},
       {.path = "ldm.autoencoder_steps", .label = "Autoencoder steps", .group = "Latent diffusion",
        .help = "Optimizer steps of the autoencoder stage (the diffusion stage uses training.max_steps).",
        .range = at_least(1)},
@@ -510,6 +520,14 @@ std::vector<JobFieldRow> table() {
       {.path = "generate.body_crop", .label = "Crop to the label's body", .group = "Latent diffusion",
        .help = "Image from a label: voxels where the label is 0 become air (CT: the window's low end; MR: 0), as "
                "NV-Generate crops its images (import-maisi turns it on).",
+       .advanced = true},
+      {.path = "generate.label_image_int16", .label = "Image from a label as int16", .group = "Latent diffusion",
+       .help = "Image from a label: written as int16 (values rounded), as NV-Generate writes it (import-maisi turns "
+               "it on); otherwise float32.", .advanced = true},
+      {.path = "generate.guide_against_tumour_free_label", .label = "Guide against the tumour-free label",
+       .group = "Latent diffusion",
+       .help = "Image from a label with guidance: the unconditional pass is steered by the label with its tumours "
+               "given to the organ around them, as NV-Generate guides (import-maisi turns it on); off: the same label.",
        .advanced = true},
       {.path = "generate.evaluate", .label = "Evaluate the generated images", .group = "Latent diffusion",
        .help = "After generating: MS-SSIM, MMD and HU checks against the training data, and a memorization audit "

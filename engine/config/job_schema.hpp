@@ -239,6 +239,9 @@ void visit_job(Job& job, Visitor& v) {
     v.field("diffusion_loss", l.diffusion_loss);
     v.field("controlnet_weighted_loss", l.controlnet_weighted_loss);
     v.field("controlnet_weighted_labels", l.controlnet_weighted_labels);
+    v.field("controlnet_region_contrastive", l.controlnet_region_contrastive);
+    v.field("controlnet_region_contrastive_delta", l.controlnet_region_contrastive_delta);
+    v.field("controlnet_region_contrastive_weight", l.controlnet_region_contrastive_weight);
     v.field("autoencoder_steps", l.autoencoder_steps);
     v.field("embedding_dir", l.embedding_dir);
     v.field("scale_factor", l.scale_factor);
@@ -257,6 +260,8 @@ void visit_job(Job& job, Visitor& v) {
     v.field("decode_overlap", g.decode_overlap);
     v.field("decode_blend", g.decode_blend);
     v.field("body_crop", g.body_crop);
+    v.field("label_image_int16", g.label_image_int16);
+    v.field("guide_against_tumour_free_label", g.guide_against_tumour_free_label);
     v.field("evaluate", g.evaluate);
     v.field("modality", g.modality);
     v.field("guidance_scale", g.guidance_scale);

@@ -235,6 +235,14 @@ struct LdmSpec {
   std::string diffusion_loss = "mse";     // mse | l1
   double controlnet_weighted_loss = 1.0;  // loss weight of latent voxels under controlnet_weighted_labels (1: plain)
   std::vector<int> controlnet_weighted_labels;
+  // NV-Generate's region-contrastive ControlNet loss (use_region_contrasive_loss):
+  // a second pass with the tumour-free label (data/tumour_free_label.hpp);
+  // inside the changed voxels the two predictions are pushed apart (by at most
+  // delta), outside them the tumour-free prediction is held to the target.
+  // loss += weight x (the two terms). import-maisi takes all three from controlnet_train.
+  bool controlnet_region_contrastive = false;
+  double controlnet_region_contrastive_delta = 2.0;
+  double controlnet_region_contrastive_weight = 0.01;
   int autoencoder_steps = 200;         // stage 1 optimizer steps (training.* settings otherwise)
   std::string embedding_dir;           // "": the run's embedding/; else read (or write) latents here
   double scale_factor = 0.0;           // latent scale; 0: 1/std of the encoded latents (MAISI)
@@ -262,6 +270,13 @@ struct GenerateSpec {
   // crop_img_body_mask does before it checks and writes the image;
   // import-maisi sets it.
   bool body_crop = false;
+  // Image from a label: written as int16 (HU rounded), as NV-Generate's
+  // image-from-mask writes it; import-maisi sets it. Otherwise float32.
+  bool label_image_int16 = false;
+  // Image from a label with guidance: the unconditional pass is steered by the
+  // tumour-free label (data/tumour_free_label.hpp), as NV-Generate guides;
+  // false: by the same label. import-maisi sets it.
+  bool guide_against_tumour_free_label = false;
   bool evaluate = false;                      // ldm: an evaluate stage after generate (docs/evaluation.md)
   // The UNet's conditioning inputs, each used when the UNet has that input
   // (model.diffusion_unet.num_class_embeds, include_*_region_index_input).

@@ -14,6 +14,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/spatial_transforms.cpp
   ${CMAKE_CURRENT_LIST_DIR}/survival_data.cpp
   ${CMAKE_CURRENT_LIST_DIR}/survival_labels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tumour_free_label.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_dataset.cpp
   ${CMAKE_CURRENT_LIST_DIR}/volume_listing.cpp

@@ -8,6 +8,7 @@
 
 #include "config/maisi_network_config.hpp"
 #include "core/error.hpp"
+#include "data/tumour_free_label.hpp"
 #include "models/diffusion_model_unet.hpp"
 #include "weights/state_dict_loading.hpp"
 #include "state/tensor_file.hpp"
@@ -29,8 +30,9 @@ at::Tensor binary_label_channels(const Volume& label, int bits, bool xyz, const 
   return at::stack(channels).unsqueeze(0);
 }
 
-ControlNetGuidance::ControlNetGuidance(const std::string& network_config, const std::string& checkpoint, const Volume& label,
-                                       const std::string& label_source, bool xyz, const c10::Device& device) {
+ControlNetGuidance::ControlNetGuidance(const std::string& network_config, const std::string& checkpoint,
+                                       const Volume& label, const std::string& label_source, bool xyz,
+                                       const c10::Device& device, bool tumour_free_unconditional) {
   const auto config = read_maisi_network_config(network_config);
   if (!config.controlnet) throw DataError(network_config, "has no controlnet_def: this run cannot generate from a label map");
   net_ = ControlNetMaisi(*config.controlnet);
@@ -50,13 +52,25 @@ ControlNetGuidance::ControlNetGuidance(const std::string& network_config, const 
   load_state_dict_strict(*net_, weights, checkpoint);
   net_->to(device);
   net_->eval();
-  condition_ = binary_label_channels(label, config.controlnet->conditioning_embedding_in_channels, xyz, label_source).to(device);
+  const int bits = config.controlnet->conditioning_embedding_in_channels;
+  condition_ = binary_label_channels(label, bits, xyz, label_source).to(device);
+  if (tumour_free_unconditional) {
+    Volume free = label;
+    const auto [nx, ny, nz] = free.size;
+    auto values = at::from_blob(
+        free.voxels.data(),
+        {static_cast<std::int64_t>(nz), static_cast<std::int64_t>(ny), static_cast<std::int64_t>(nx)}, at::kFloat);
+    values.copy_(tumour_free_label(values));
+    unconditional_condition_ = binary_label_channels(free, bits, xyz, label_source).to(device);
+  }
 }
 
-void ControlNetGuidance::steer(const at::Tensor& x, const at::Tensor& timesteps, UnetConditioning& conditioning) const {
+void ControlNetGuidance::steer(const at::Tensor& x, const at::Tensor& timesteps, UnetConditioning& conditioning,
+                               bool unconditional) const {
   UnetEmbeddingInputs classes;
   classes.class_labels = conditioning.embedding.class_labels;
-  auto residuals = net_->forward(x, timesteps, condition_, 1.0, {}, classes);
+  const auto& condition = unconditional && unconditional_condition_.defined() ? unconditional_condition_ : condition_;
+  auto residuals = net_->forward(x, timesteps, condition, 1.0, {}, classes);
   conditioning.down_block_additional_residuals = std::move(residuals.down_block_residuals);
   conditioning.mid_block_additional_residual = residuals.mid_block_residual;
 }

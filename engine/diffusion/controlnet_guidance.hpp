@@ -28,16 +28,23 @@ at::Tensor binary_label_channels(const Volume& label, int bits, bool xyz, const 
 class ControlNetGuidance {
  public:
   // The ControlNet of `network_config` (its controlnet_def) with the weights
-  // of `checkpoint` (model.controlnet.* names), steering with `label`.
+  // of `checkpoint` (model.controlnet.* names), steering with `label`; with
+  // `tumour_free_unconditional`, guidance's unconditional pass is steered by
+  // the label's tumour-free counterpart (data/tumour_free_label.hpp), as
+  // NV-Generate's image-from-mask guides.
   ControlNetGuidance(const std::string& network_config, const std::string& checkpoint, const Volume& label,
-                     const std::string& label_source, bool xyz, const c10::Device& device);
+                     const std::string& label_source, bool xyz, const c10::Device& device,
+                     bool tumour_free_unconditional = false);
   // Adds the ControlNet's residuals for (x, t) to `conditioning` (class
   // labels come from conditioning.embedding, as MAISI passes the modality).
-  void steer(const at::Tensor& x, const at::Tensor& timesteps, UnetConditioning& conditioning) const;
+  // `unconditional`: guidance's unconditional pass.
+  void steer(const at::Tensor& x, const at::Tensor& timesteps, UnetConditioning& conditioning,
+             bool unconditional = false) const;
 
  private:
   mutable ControlNetMaisi net_{nullptr};  // LibTorch modules have no const forward()
   at::Tensor condition_;
+  at::Tensor unconditional_condition_;  // undefined: the unconditional pass takes condition_
 };
 
 }  // namespace medsynth

@@ -8,6 +8,7 @@
 #include "config/maisi_network_config.hpp"
 #include "core/error.hpp"
 #include "data/counter_rng.hpp"
+#include "data/tumour_free_label.hpp"
 #include "diffusion/latent_batch_loader.hpp"
 #include "diffusion/latent_files.hpp"
 #include "diffusion/ldm_task.hpp"
@@ -115,15 +116,10 @@ std::unique_ptr<TrainingData> ControlNetTask::make_data(const RunShard& shard) {
       val_.size());
 }
 
-at::Tensor ControlNetTask::steered_loss(const at::Tensor& x0, const at::Tensor& labels, const at::Tensor& noise,
-                                        const at::Tensor& u, const UnetEmbeddingInputs& inputs) {
-  const double numel = static_cast<double>(x0.size(2) * x0.size(3) * x0.size(4));
-  const auto t = scheduler_->training_timesteps(u, numel);
-  const auto xt = scheduler_->add_noise(x0, noise, t);
-  const auto target = scheduler_->training_target(x0, noise, t);
-  const auto timesteps = t.to(x0.device(), at::kFloat);
+at::Tensor ControlNetTask::steered_prediction(const at::Tensor& xt, const at::Tensor& timesteps,
+                                              const at::Tensor& labels, const UnetEmbeddingInputs& inputs) {
   const int bits = controlnet_->options().conditioning_embedding_in_channels;
-  const auto condition = binary_channels(labels, bits).to(x0.device());
+  const auto condition = binary_channels(labels, bits).to(xt.device());
   // The ControlNet sees the class label as the UNet does (MAISI passes the modality to both).
   UnetEmbeddingInputs classes;
   classes.class_labels = inputs.class_labels;
@@ -132,18 +128,52 @@ at::Tensor ControlNetTask::steered_loss(const at::Tensor& x0, const at::Tensor& 
   conditioning.embedding = inputs;
   conditioning.down_block_additional_residuals = std::move(residuals.down_block_residuals);
   conditioning.mid_block_additional_residual = residuals.mid_block_residual;
-  const auto prediction = unet_->forward(xt, timesteps, conditioning).to(at::kFloat);
+  return unet_->forward(xt, timesteps, conditioning).to(at::kFloat);
+}
+
+at::Tensor ControlNetTask::steered_loss(const at::Tensor& x0, const at::Tensor& labels, const at::Tensor& noise,
+                                        const at::Tensor& u, const UnetEmbeddingInputs& inputs,
+                                        std::map<std::string, double>* terms) {
+  const double numel = static_cast<double>(x0.size(2) * x0.size(3) * x0.size(4));
+  const auto t = scheduler_->training_timesteps(u, numel);
+  const auto xt = scheduler_->add_noise(x0, noise, t);
+  const auto target = scheduler_->training_target(x0, noise, t);
+  const auto timesteps = t.to(x0.device(), at::kFloat);
+  const auto prediction = steered_prediction(xt, timesteps, labels, inputs);
   const auto error = diffusion_error(prediction, target, job_.ldm.diffusion_loss);
+  const auto latent_grid = [&](const at::Tensor& image_grid) {
+    return at::upsample_nearest3d(image_grid.to(x0.device(), at::kFloat), {x0.size(2), x0.size(3), x0.size(4)});
+  };
   const auto& weighted = job_.ldm.controlnet_weighted_labels;
-  if (job_.ldm.controlnet_weighted_loss <= 1.0 || weighted.empty()) return error.mean();
-  // NV-Generate's weighted loss: the label resized (nearest) to the latent
-  // grid; latent voxels under a weighted label count controlnet_weighted_loss times.
-  const auto on_latent =
-      at::upsample_nearest3d(labels.to(x0.device(), at::kFloat), {x0.size(2), x0.size(3), x0.size(4)});
-  auto roi = at::zeros_like(on_latent, at::kBool);
-  for (int value : weighted) roi = roi.logical_or(on_latent.eq(value));
-  const auto weights = at::where(roi, job_.ldm.controlnet_weighted_loss, 1.0).expand_as(error);
-  return (error * weights).mean();
+  at::Tensor loss;
+  if (job_.ldm.controlnet_weighted_loss <= 1.0 || weighted.empty()) {
+    loss = error.mean();
+  } else {
+    // NV-Generate's weighted loss: the label resized (nearest) to the latent
+    // grid; latent voxels under a weighted label count controlnet_weighted_loss times.
+    const auto on_latent = latent_grid(labels);
+    auto roi = at::zeros_like(on_latent, at::kBool);
+    for (int value : weighted) roi = roi.logical_or(on_latent.eq(value));
+    loss = (error * at::where(roi, job_.ldm.controlnet_weighted_loss, 1.0).expand_as(error)).mean();
+  }
+  if (!terms || !job_.ldm.controlnet_region_contrastive) return loss;
+  // NV-Generate's region-contrastive loss: the same noisy latent steered by
+  // the tumour-free label. The changed voxels and the background (their
+  // complement after a 3x3x3 dilation) are found on the image grid, then
+  // resized to the latent's, as NV-Generate does.
+  std::vector<at::Tensor> free;
+  for (std::int64_t b = 0; b < labels.size(0); ++b) free.push_back(tumour_free_label(labels[b][0]).unsqueeze(0));
+  const auto free_labels = at::stack(free);
+  const auto changed = free_labels.ne(labels).to(at::kFloat);
+  const auto background = 1.0 - at::max_pool3d(changed, {3, 3, 3}, {1, 1, 1}, {1, 1, 1});
+  // An unchanged label steers exactly as the label does: its pass is the same.
+  const bool any_change = changed.gt(0).any().item<bool>();
+  const auto free_prediction = any_change ? steered_prediction(xt, timesteps, free_labels, inputs) : prediction;
+  const auto r = region_contrastive_terms(prediction, free_prediction, target, latent_grid(changed),
+                                          latent_grid(background), job_.ldm.controlnet_region_contrastive_delta);
+  (*terms)["train/region_contrastive"] += r.region.item<double>();
+  (*terms)["train/region_background"] += r.background.item<double>();
+  return loss + job_.ldm.controlnet_region_contrastive_weight * (r.region + r.background);
 }
 
 at::Tensor ControlNetTask::compute_loss(std::size_t, const StepBatch& step_batch, int,
@@ -153,7 +183,7 @@ at::Tensor ControlNetTask::compute_loss(std::size_t, const StepBatch& step_batch
   const auto [noise, u] = batch_draws(batch, step_batch.sample_keys);
   // Labels as given: NV-Generate's ControlNet training does not drop them.
   const auto inputs = unet_embedding_inputs(job_, source_->last_records(), {}, device_);
-  auto loss = steered_loss(batch, step_batch.labels, noise, u, inputs);
+  auto loss = steered_loss(batch, step_batch.labels, noise, u, inputs, &terms);
   terms["train/controlnet_loss"] += loss.item<double>();
   return loss;
 }

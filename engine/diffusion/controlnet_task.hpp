@@ -4,7 +4,8 @@
 // the UNet was trained, the ControlNet reads the label's binary channels
 // (value 5 -> channels 0 and 2) and adds its residuals to the UNet's skips,
 // and the loss is the UNet's error on the scheduler's target, optionally
-// weighted on the latent voxels under chosen labels. Only the ControlNet is
+// weighted on the latent voxels under chosen labels, plus NV-Generate's
+// region-contrastive terms when ldm.controlnet_region_contrastive is on. Only the ControlNet is
 // a module of the task: the UNet is never optimized, synchronised or saved.
 #pragma once
 
@@ -44,9 +45,14 @@ class ControlNetTask : public Task {
 
  private:
   ValidationResult validate(int rank, int world_size);
-  // The loss of latents x0 steered by labels [B, 1, image axes].
+  // The UNet's prediction for the noisy latent xt steered by labels [B, 1, image axes].
+  at::Tensor steered_prediction(const at::Tensor& xt, const at::Tensor& timesteps, const at::Tensor& labels,
+                                const UnetEmbeddingInputs& inputs);
+  // The loss of latents x0 steered by labels [B, 1, image axes]. With `terms`
+  // (training) it adds ldm.controlnet_region_contrastive's terms and logs them;
+  // validation (no terms) stays the steered diffusion loss alone.
   at::Tensor steered_loss(const at::Tensor& x0, const at::Tensor& labels, const at::Tensor& noise, const at::Tensor& u,
-                          const UnetEmbeddingInputs& inputs);
+                          const UnetEmbeddingInputs& inputs, std::map<std::string, double>* terms = nullptr);
 
   JobSpec job_;
   DiffusionModelUNet unet_{nullptr};

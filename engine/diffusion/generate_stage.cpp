@@ -130,10 +130,11 @@ at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler&
   UnetEmbeddingInputs unconditional = inputs;
   if (guidance_scale > 0) unconditional.class_labels = at::zeros_like(inputs.class_labels);
   // One UNet pass (with the ControlNet's residuals when steered).
-  const auto predict = [&](const at::Tensor& x, const at::Tensor& timesteps, const UnetEmbeddingInputs& embedding) {
+  const auto predict = [&](const at::Tensor& x, const at::Tensor& timesteps, const UnetEmbeddingInputs& embedding,
+                           bool unconditional) {
     UnetConditioning conditioning;
     conditioning.embedding = embedding;
-    if (guidance) guidance->steer(x, timesteps, conditioning);
+    if (guidance) guidance->steer(x, timesteps, conditioning, unconditional);
     return unet.forward(x, timesteps, conditioning).to(at::kFloat);
   };
   auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed));
@@ -144,11 +145,11 @@ at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler&
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const double t = steps[i], next = i + 1 < steps.size() ? steps[i + 1] : -1.0;
     const auto timesteps = at::full({shape[0]}, t, cpu).to(device);
-    auto out = predict(x, timesteps, inputs);
+    auto out = predict(x, timesteps, inputs, false);
     // Two passes rather than NV-Generate's doubled batch: the same sums per
     // sample, half the peak memory, and a ControlNet steers each as it is.
     if (guidance_scale > 0) {
-      const auto uncond = predict(x, timesteps, unconditional);
+      const auto uncond = predict(x, timesteps, unconditional, true);
       out = uncond + guidance_scale * (out - uncond);
     }
     auto noise = scheduler.stochastic() ? at::randn(shape, gen, cpu).to(device) : at::Tensor();
@@ -189,7 +190,9 @@ class ImageMaker {
     inputs_ = generation_inputs(job, device);
     if (!o.label.empty()) {
       label_ = read_volume(o.label);
-      guidance_.emplace(o.controlnet_network_config, o.controlnet_checkpoint, label_, o.label, job.model.tensor_axes == "xyz", device);
+      guidance_.emplace(o.controlnet_network_config, o.controlnet_checkpoint, label_, o.label,
+                        job.model.tensor_axes == "xyz", device,
+                        job.generate.guide_against_tumour_free_label && job.generate.guidance_scale > 0);
       provenance_.label = fs::absolute(o.label).string();
       provenance_.label_hash = file_sha256(o.label);
       provenance_.controlnet_checkpoint = fs::absolute(o.controlnet_checkpoint).string();
@@ -250,7 +253,8 @@ class ImageMaker {
       volume.direction = label_.direction;
       write_volume(label_, paired_label_path(p.path));
     }
-    write_volume(volume, partial);
+    write_volume(volume, partial,
+                 guidance_ && job_.generate.label_image_int16 ? StoredPixel::int16 : StoredPixel::float32);
     try {
       add_nifti_comment_extension(partial, provenance_json(provenance));
       fs::rename(partial, p.path);

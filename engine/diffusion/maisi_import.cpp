@@ -176,6 +176,16 @@ void apply_controlnet_recipe(const std::string& path, JobSpec& job, std::vector<
     if (j.contains("weighted_loss")) job.ldm.controlnet_weighted_loss = j["weighted_loss"].get<double>();
     if (j.contains("weighted_loss_label"))
       job.ldm.controlnet_weighted_labels = j["weighted_loss_label"].get<std::vector<int>>();
+    // NV-Generate requires the delta and weight whenever the switch is there.
+    if (j.contains("use_region_contrasive_loss")) {
+      if (!j.contains("region_contrasive_loss_delta") || !j.contains("region_contrasive_loss_weight"))
+        throw DataError(path,
+                        "controlnet_train has use_region_contrasive_loss but not both region_contrasive_loss_delta "
+                        "and region_contrasive_loss_weight (NV-Generate refuses such a config too)");
+      job.ldm.controlnet_region_contrastive = j["use_region_contrasive_loss"].get<bool>();
+      job.ldm.controlnet_region_contrastive_delta = j["region_contrasive_loss_delta"].get<double>();
+      job.ldm.controlnet_region_contrastive_weight = j["region_contrasive_loss_weight"].get<double>();
+    }
     if (j.contains("lr"))
       notes.push_back("NV-Generate trains the ControlNet at lr " + short_number(j["lr"].get<double>()) + " (" + path +
                       "): train RUN task=controlnet training.lr=" + short_number(j["lr"].get<double>()));
@@ -222,7 +232,9 @@ JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& conf
   job.generate.spacing = {1.5, 1.5, 2.0};
   job.generate.decode_overlap = 0.6666;  // NV-Generate's, unless config_infer.json says otherwise
   job.generate.decode_blend = "gaussian";
-  job.generate.body_crop = true;  // NV-Generate's crop_img_body_mask for an image from a label
+  job.generate.body_crop = true;                        // NV-Generate's crop_img_body_mask for an image from a label
+  job.generate.label_image_int16 = true;                // and its int16 output
+  job.generate.guide_against_tumour_free_label = true;  // and its unconditional label (remove_tumors)
   if (config.include_body_region) job.generate.top_region_index = job.generate.bottom_region_index = {0, 1, 0, 0};  // chest
   const std::string infer = o.infer_config.empty() ? (fs::path(o.folder) / "configs" / "config_infer.json").string() : o.infer_config;
   if (!o.infer_config.empty() || fs::is_regular_file(infer)) apply_infer_config(infer, job);

@@ -50,6 +50,19 @@ at::Tensor diffusion_error(const at::Tensor& prediction, const at::Tensor& targe
   throw UsageError("ldm.diffusion_loss: must be l1 or mse (got \"" + kind + "\")");
 }
 
+RegionContrastiveTerms region_contrastive_terms(const at::Tensor& prediction, const at::Tensor& tumour_free,
+                                                const at::Tensor& target, const at::Tensor& region,
+                                                const at::Tensor& background, double delta) {
+  require_same_shape(prediction, tumour_free, "region_contrastive_terms");
+  require_same_shape(prediction, target, "region_contrastive_terms");
+  const auto masked_mean = [&](const at::Tensor& a, const at::Tensor& b, const at::Tensor& mask) {
+    const auto weights = mask.to(at::kFloat).expand_as(a);
+    return (at::abs(a.to(at::kFloat) - b.to(at::kFloat)) * weights).sum() / (weights.gt(0).sum() + 1e-5);
+  };
+  const auto apart = -masked_mean(prediction, tumour_free, region);
+  return {at::relu(apart + delta) - delta, masked_mean(tumour_free, target, background)};
+}
+
 at::Tensor kl_loss(const at::Tensor& z_mu, const at::Tensor& z_log_var, double logvar_min, double logvar_max) {
   require_same_shape(z_mu, z_log_var, "kl_loss");
   if (z_mu.dim() < 2) throw UsageError("kl_loss: expected [B, C, ...] latents");

@@ -21,6 +21,23 @@ at::Tensor reconstruction_loss(const at::Tensor& reconstruction, const at::Tenso
 // for another kind, or for tensors of different shapes.
 at::Tensor diffusion_error(const at::Tensor& prediction, const at::Tensor& target, const std::string& kind);
 
+// NV-Generate's region-contrastive terms (compute_region_contrasive_loss),
+// from the prediction with a label, the one with its tumour-free label and
+// the target, all [B, C, ...], and two [B, 1, ...] masks on the same grid:
+//  - region: -(mean |prediction - tumour_free| over the region's voxels,
+//    every channel), bounded below by -delta (relu(x + delta) - delta): the
+//    two predictions are pushed apart where the label changed, no further
+//    than delta;
+//  - background: mean |tumour_free - target| over the background's voxels.
+// Each mean divides by the count of voxels + 1e-5, as NV-Generate's does, so
+// an empty region gives 0.
+struct RegionContrastiveTerms {
+  at::Tensor region, background;
+};
+RegionContrastiveTerms region_contrastive_terms(const at::Tensor& prediction, const at::Tensor& tumour_free,
+                                                const at::Tensor& target, const at::Tensor& region,
+                                                const at::Tensor& background, double delta);
+
 // KL(N(mu, exp(logvar)) || N(0, 1)) = 0.5 * sum(mu^2 + exp(logvar) - logvar - 1)
 // over all but the batch dimension, then the mean over the batch (MONAI's
 // "sum / batch"). Works from the log-variance directly, clamped again to

@@ -7,6 +7,8 @@
 #include <itkNiftiImageIO.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -41,33 +43,51 @@ Volume read_nifti(const std::string& path) {
   }
 }
 
-void write_nifti(const Volume& volume, const std::string& path) {
-  try {
-    auto image = FloatImage::New();
-    FloatImage::RegionType region;
-    FloatImage::SpacingType spacing;
-    FloatImage::PointType origin;
-    FloatImage::DirectionType direction;
-    for (unsigned i = 0; i < 3; ++i) {
-      region.SetSize(i, volume.size[i]);
-      spacing[i] = volume.spacing[i];
-      origin[i] = volume.origin[i];
-      for (unsigned j = 0; j < 3; ++j) direction[i][j] = volume.direction[i * 3 + j];
-    }
-    image->SetRegions(region);
-    image->SetSpacing(spacing);
-    image->SetOrigin(origin);
-    image->SetDirection(direction);
-    // Borrow the volume's buffer instead of copying it: the writer only reads.
-    image->GetPixelContainer()->SetImportPointer(const_cast<float*>(volume.voxels.data()),
-                                                 volume.voxels.size(), false);
+namespace {
 
-    auto io = itk::NiftiImageIO::New();
-    auto writer = itk::ImageFileWriter<FloatImage>::New();
-    writer->SetImageIO(io);
-    writer->SetFileName(path);
-    writer->SetInput(image);
-    writer->Update();
+// One image type's writer: the geometry set from `volume`, the voxels `pixels`
+// (borrowed, not copied: the writer only reads).
+template <typename Pixel>
+void write_image(const Volume& volume, Pixel* pixels, const std::string& path) {
+  using Image = itk::Image<Pixel, 3>;
+  auto image = Image::New();
+  typename Image::RegionType region;
+  typename Image::SpacingType spacing;
+  typename Image::PointType origin;
+  typename Image::DirectionType direction;
+  for (unsigned i = 0; i < 3; ++i) {
+    region.SetSize(i, volume.size[i]);
+    spacing[i] = volume.spacing[i];
+    origin[i] = volume.origin[i];
+    for (unsigned j = 0; j < 3; ++j) direction[i][j] = volume.direction[i * 3 + j];
+  }
+  image->SetRegions(region);
+  image->SetSpacing(spacing);
+  image->SetOrigin(origin);
+  image->SetDirection(direction);
+  image->GetPixelContainer()->SetImportPointer(pixels, volume.voxels.size(), false);
+  auto io = itk::NiftiImageIO::New();
+  auto writer = itk::ImageFileWriter<Image>::New();
+  writer->SetImageIO(io);
+  writer->SetFileName(path);
+  writer->SetInput(image);
+  writer->Update();
+}
+
+}  // namespace
+
+void write_nifti(const Volume& volume, const std::string& path, StoredPixel stored) {
+  try {
+    if (stored == StoredPixel::float32) {
+      write_image(volume, const_cast<float*>(volume.voxels.data()), path);
+      return;
+    }
+    // int16: each value rounded to the nearest whole one and clamped to the
+    // type's range (HU from -1000 to 1000 fit with room to spare).
+    std::vector<std::int16_t> whole(volume.voxels.size());
+    std::transform(volume.voxels.begin(), volume.voxels.end(), whole.begin(),
+                   [](float v) { return static_cast<std::int16_t>(std::clamp(std::lround(v), -32768L, 32767L)); });
+    write_image(volume, whole.data(), path);
   } catch (const itk::ExceptionObject& e) {
     throw RuntimeError(path + ": ITK cannot write it: " + itk_reason(e));
   } catch (const std::bad_alloc&) {

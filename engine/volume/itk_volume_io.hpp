@@ -21,9 +21,9 @@ namespace medsynth::itk_detail {
 // scl_slope/scl_inter). Throws DataError(path, ...) on any ITK failure.
 Volume read_nifti(const std::string& path);
 
-// Writes float32 NIfTI to exactly `path` (not atomic: the caller renames).
-// Throws RuntimeError(path: reason) on any ITK failure.
-void write_nifti(const Volume& volume, const std::string& path);
+// Writes NIfTI of the stored pixel type to exactly `path` (not atomic: the
+// caller renames). Throws RuntimeError(path: reason) on any ITK failure.
+void write_nifti(const Volume& volume, const std::string& path, StoredPixel stored = StoredPixel::float32);
 
 // The same for a 4D file with channels on the 4th axis (check_nifti_channel_file
 // accepted it; channel_volume_io.cpp). Same errors as read_nifti / write_nifti.

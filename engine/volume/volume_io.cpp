@@ -98,12 +98,13 @@ Volume read_volume(const std::string& path, const VolumeReadOptions& options, st
   return volume;
 }
 
-void write_volume(const Volume& volume, const std::string& path) {
+void write_volume(const Volume& volume, const std::string& path, StoredPixel stored) {
   const std::string extension = nifti_extension(path);
   if (extension.empty()) throw RuntimeError(path + ": cannot write: the name must end in .nii or .nii.gz");
   check_writable(volume, path);
   write_file_atomically(
-      path, extension, [&](const std::string& temp) { itk_detail::write_nifti(volume, temp); }, check_written_nifti);
+      path, extension, [&](const std::string& temp) { itk_detail::write_nifti(volume, temp, stored); },
+      check_written_nifti);
 }
 
 std::string describe_volume(const Volume& volume) {

@@ -39,13 +39,17 @@ struct VolumeReadOptions {
 Volume read_volume(const std::string& path, const VolumeReadOptions& options = {},
                    std::vector<std::string>* warnings = nullptr);
 
-// Writes float32 NIfTI (".nii" or ".nii.gz", chosen by the name), geometry kept.
+// How write_volume stores the voxels: float32, or int16 rounded to whole
+// values (NV-Generate's image-from-mask output; generate.label_image_int16).
+enum class StoredPixel { float32, int16 };
+
+// Writes NIfTI (".nii" or ".nii.gz", chosen by the name), geometry kept.
 // Atomic: a temp file beside the target is written, fsynced and renamed, so a
 // reader never sees a half-written file and an existing file is replaced whole.
 // The written file is read back (length, gzip trailer) before the rename.
 // Throws StorageError naming the path for a full disk or file-size limit
 // (exit 4), RuntimeError for any other failure (bad volume, bad name, I/O).
-void write_volume(const Volume& volume, const std::string& path);
+void write_volume(const Volume& volume, const std::string& path, StoredPixel stored = StoredPixel::float32);
 
 // One line for logs: "64x64x32 voxels, spacing 1x1x2.5 mm, range [-1, 3.5]".
 std::string describe_volume(const Volume& volume);

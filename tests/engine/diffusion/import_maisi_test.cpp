@@ -25,13 +25,16 @@
 
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
+#include "diffusion/controlnet_guidance.hpp"
 #include "diffusion/generate_stage.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "diffusion/maisi_import.hpp"
+#include "models/diffusion_model_unet.hpp"
 #include "run/run_directory.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 #include "state/tensor_file.hpp"
+#include "volume/nifti_header_guard.hpp"
 #include "volume/volume_io.hpp"
 
 namespace fs = std::filesystem;
@@ -170,8 +173,16 @@ TEST(ImportMaisi, At30StepsAnImportedRunSamplesWhatNvGeneratesLoopSamples) {
       volume_of(read_tensor_file((k_data / "maisi_folder_expected.safetensors").string()).tensors.at("io.label_xyz"),
                 {1.5, 1.2, 2.0});
   write_volume(label, (dir / "label.nii.gz").string());
-  const auto steered = generated(run, "label", {"--label", (dir / "label.nii.gz").string()});
+  const auto steered =
+      generated(run, "label", {"--label", (dir / "label.nii.gz").string(), "generate.label_image_int16=false"});
   EXPECT_LT(worst(steered, expected.at("io.ct_from_label_xyz")), 0.05) << "HU from NV-Generate's image-from-mask loop";
+  // As NV-Generate writes it (an imported run's default): int16, the same HU rounded.
+  const auto whole = generated(run, "label-int16", {"--label", (dir / "label.nii.gz").string()});
+  EXPECT_EQ(nifti_datatype_name(
+                check_nifti_file((dir / "label-int16" / "sample_seed7_rank0_image.nii.gz").string()).datatype),
+            "int16");
+  const auto rounded = at::sign(steered) * at::floor(steered.abs() + 0.5);  // halves away from zero
+  EXPECT_LE(worst(whole, rounded), 0.0) << "int16 holds the float image rounded";
 
   MaisiImportOptions m;
   m.folder = (k_data / "maisi_folder_mr").string();
@@ -260,10 +271,11 @@ TEST(ImportMaisi, ALabelMapSteersTheControlNetAsNvGeneratesImageFromMaskLoop) {
   write_volume(label, (dir / "label.nii.gz").string());
 
   // On two ranks through launch, as the issue's must-show: one pair per rank.
-  const auto r = test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "generate",
-                                    (dir / "run").string(), test::k_on_cpu, "--label", (dir / "label.nii.gz").string(),
-                                    "--base-seed", "7", "--num-images", "2", "--output-dir", (dir / "out").string()},
-                                   dir.path().string());
+  const auto r =
+      test::run_process({test::engine_binary(), "launch", "--nproc-per-node", "2", "generate", (dir / "run").string(),
+                         test::k_on_cpu, "--label", (dir / "label.nii.gz").string(), "--base-seed", "7", "--num-images",
+                         "2", "--output-dir", (dir / "out").string(), "generate.label_image_int16=false"},
+                        dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir / "out" / "sample_seed8_rank1_image.nii.gz"));
   EXPECT_TRUE(fs::exists(dir / "out" / "sample_seed8_rank1_label.nii.gz"));
@@ -288,6 +300,65 @@ TEST(ImportMaisi, ALabelMapSteersTheControlNetAsNvGeneratesImageFromMaskLoop) {
   EXPECT_NE(again.out.find("bit for bit"), std::string::npos) << again.out;
   // The ControlNet changes the image: without it the same seed gives another one.
   EXPECT_GT((steered - expected.tensors.at("io.image_xyz")).abs().max().item<double>(), 5.0);
+}
+
+// Issue 49 item 9: with guidance, NV-Generate steers the unconditional pass
+// with the label's tumour-free counterpart (remove_tumors) and class 0. The
+// unconditional residuals of the imported ControlNet on a label with a
+// hepatic tumour are those of the same label with the tumour made liver; an
+// imported run guides so, and the choice shows in the image only where the
+// label has a tumour.
+TEST(ImportMaisi, GuidanceFromALabelSteersItsUnconditionalPassWithTheTumourFreeLabel) {
+  test::TempDir dir("import-maisi-tumour-free");
+  import_maisi(import_into(k_data / "maisi_folder", dir));
+  const RunDirectory run{(dir / "run").string()};
+  EXPECT_TRUE(load_job_file(run.job_file()).generate.guide_against_tumour_free_label);
+  const auto expected = read_tensor_file((k_data / "maisi_folder_expected.safetensors").string());
+  Volume plain = volume_of(expected.tensors.at("io.label_xyz"), {1.5, 1.2, 2.0});
+  Volume tumour = plain, liver = plain;
+  // The miniature image is 16 x 24 x 32 voxels (x, y, z), x fastest.
+  for (int z = 8; z < 24; ++z)
+    for (int y = 6; y < 18; ++y)
+      for (int x = 4; x < 12; ++x) {
+        const std::size_t i = (static_cast<std::size_t>(z) * 24 + y) * 16 + x;
+        const bool core = z >= 12 && z < 20 && y >= 9 && y < 15 && x >= 6 && x < 10;
+        tumour.voxels[i] = core ? 26.0f : 1.0f;
+        liver.voxels[i] = 1.0f;
+      }
+  const std::string config = run.stage(k_controlnet_stage).network_config_file();
+  const std::string weights = run.stage(k_controlnet_stage).last_checkpoint();
+  const c10::Device cpu(c10::kCPU);
+  const ControlNetGuidance tumour_free(config, weights, tumour, "tumour", true, cpu, true);
+  const ControlNetGuidance by_hand(config, weights, liver, "liver", true, cpu);
+  const ControlNetGuidance same(config, weights, tumour, "tumour", true, cpu);
+  const auto x =
+      at::randn({1, 4, 4, 6, 8}, at::make_generator<at::CPUGeneratorImpl>(3));  // the latent: a quarter per axis
+  const auto t = at::full({1}, 500.0);
+  const auto residual = [&](const ControlNetGuidance& g, bool unconditional) {
+    UnetConditioning c;
+    c.embedding.class_labels = at::zeros({1}, at::kLong);
+    at::NoGradGuard no_grad;
+    g.steer(x, t, c, unconditional);
+    return c.mid_block_additional_residual;
+  };
+  EXPECT_TRUE(residual(tumour_free, true).equal(residual(by_hand, false))) << "the unconditional pass sees the liver";
+  EXPECT_TRUE(residual(tumour_free, false).equal(residual(same, false))) << "the conditional pass sees the tumour";
+  EXPECT_GT((residual(same, true) - residual(tumour_free, true)).abs().max().item<double>(), 0.0)
+      << "the tumour must change the ControlNet's residuals";
+
+  write_volume(tumour, (dir / "tumour.nii.gz").string());
+  write_volume(plain, (dir / "plain.nii.gz").string());
+  const auto image = [&](const std::string& label, const std::string& out, const std::string& flag) {
+    const auto r = test::run_process({test::engine_binary(), "generate", run.root, test::k_on_cpu, "--label",
+                                      (dir / label).string(), "--base-seed", "7", "--output-dir", (dir / out).string(),
+                                      "generate.guidance_scale=3", "generate.guide_against_tumour_free_label=" + flag},
+                                     dir.path().string());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return read_volume((dir / out / "sample_seed7_rank0_image.nii.gz").string()).voxels;
+  };
+  EXPECT_NE(image("tumour.nii.gz", "on", "true"), image("tumour.nii.gz", "off", "false"));
+  EXPECT_EQ(image("plain.nii.gz", "plain-on", "true"), image("plain.nii.gz", "plain-off", "false"))
+      << "a label without tumours guides the same either way";
 }
 
 TEST(ImportMaisi, ALabelMapThatCannotSteerIsRefusedByName) {

@@ -14,7 +14,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -267,76 +270,199 @@ TEST(MaisiRecipe, OneStepsLossIsNvGeneratesL1OnTheSameBatchNoiseAndTimestep) {
   EXPECT_GT(std::abs(losses["l1"] - losses["mse"]), 1e-3) << "the field changes the loss";
 }
 
-// The ControlNet step's loss is NV-Generate's train_controlnet.py: L1 of the
-// steered UNet's output against images - noise, times weighted_loss on the
-// latent voxels whose label (nearest-resized to the latent grid) is one of
-// weighted_loss_label, then the mean over every element.
-TEST(MaisiRecipe, TheControlNetStepsLossIsNvGeneratesWeightedL1) {
-  test::TempDir dir("maisi-recipe-controlnet-loss");
-  const std::string run = import_folder(k_data / "maisi_folder", dir / "run");
-  const RunDirectory imported{run};
+// A one-pair ControlNet folder (a random latent of `seed` and `label`,
+// [1, 32, 16, 48]) under DIR/embeddings, and the imported run's job training
+// its ControlNet on it with `overrides`.
+JobSpec controlnet_job_on_one_pair(const test::TempDir& dir, const at::Tensor& label, std::uint64_t seed,
+                                   const std::vector<std::string>& overrides) {
+  const RunDirectory imported{import_folder(k_data / "maisi_folder", dir / "run")};
   const fs::path folder = dir / "embeddings";
   LatentRecord record;
   record.id = "pair";
   record.split = "train";
   record.image_spacing = {1.5, 1.2, 2.0};
   record.image_size = {32, 16, 48};
-  record.latent = at::randn({4, 8, 4, 12}, at::make_generator<at::CPUGeneratorImpl>(21));
+  record.latent = at::randn({4, 8, 4, 12}, at::make_generator<at::CPUGeneratorImpl>(seed));
   write_latent(folder.string(), record);
-  auto label = at::zeros({1, 32, 16, 48});
-  label.narrow(1, 4, 12).narrow(2, 4, 8).narrow(3, 8, 20).fill_(5);
-  label.narrow(1, 20, 8).narrow(2, 0, 8).narrow(3, 30, 12).fill_(3);
   write_label(folder.string(), record.id, label);
   write_scale_factor(folder.string(), 0.8, 1.25);
-  const JobSpec job = load_job_file_with_overrides(
-      imported.job_file(),
-      {"task=controlnet", "ldm.diffusion_init=" + imported.stage(k_diffusion_stage).last_checkpoint(),
-       "ldm.controlnet_config=" + imported.stage(k_controlnet_stage).network_config_file(),
-       "ldm.embedding_dir=" + folder.string(), "ldm.controlnet_weighted_loss=5", "ldm.controlnet_weighted_labels=[5]",
-       "training.batch_size=1"});
-  ASSERT_EQ(job.ldm.diffusion_loss, "l1");
-  ControlNetTask task(job);
+  std::vector<std::string> all{"task=controlnet",
+                               "ldm.diffusion_init=" + imported.stage(k_diffusion_stage).last_checkpoint(),
+                               "ldm.controlnet_config=" + imported.stage(k_controlnet_stage).network_config_file(),
+                               "ldm.embedding_dir=" + folder.string(), "training.batch_size=1"};
+  all.insert(all.end(), overrides.begin(), overrides.end());
+  return load_job_file_with_overrides(imported.job_file(), all);
+}
+
+// What NV-Generate's train_controlnet.py computes for one step, by its
+// definition: the noisy latent of the task's own draws, and the frozen UNet's
+// output steered by the task's ControlNet from any label.
+class NvGenerateControlNetStep {
+ public:
+  NvGenerateControlNetStep(const JobSpec& job, ControlNetTask& task, const at::Tensor& x0,
+                           const std::vector<std::uint64_t>& keys)
+      : unet_(unet_options(job)) {
+    at::Tensor u;
+    std::tie(noise_, u) = batch_draws(x0, keys);
+    const auto scheduler = make_scheduler(job.scheduler);
+    t_ = scheduler->training_timesteps(u, static_cast<double>(x0.size(2) * x0.size(3) * x0.size(4))).to(at::kFloat);
+    const auto tp = (t_ / static_cast<double>(job.scheduler.noise.num_train_timesteps)).view({-1, 1, 1, 1, 1});
+    noisy_ = (1 - tp) * x0 + tp * noise_;
+    target_ = x0 - noise_;
+    const auto records = read_latents(job.ldm.embedding_dir, "train");
+    inputs_ = unet_embedding_inputs(job, {&records[0]}, {}, c10::Device(c10::kCPU));
+    controlnet_ = std::dynamic_pointer_cast<ControlNetMaisiImpl>(task.modules().front().module);
+    restore_weights({{"unet", unet_.ptr()}}, read_tensor_file(job.ldm.diffusion_init), job.ldm.diffusion_init, true);
+    unet_->eval();
+  }
+  const at::Tensor& target() const { return target_; }
+  // label: [1, 32, 16, 48]; its 8 binary channels steer the UNet.
+  at::Tensor output(const at::Tensor& label) {
+    std::vector<at::Tensor> bits;
+    for (int b = 0; b < 8; ++b) bits.push_back(label.to(at::kLong).bitwise_and(1 << b).ne(0).to(at::kFloat));
+    UnetEmbeddingInputs classes;
+    classes.class_labels = inputs_.class_labels;
+    auto residuals = controlnet_->forward(noisy_, t_, at::cat(bits, 0).unsqueeze(0), 1.0, {}, classes);
+    UnetConditioning conditioning;
+    conditioning.embedding = inputs_;
+    conditioning.down_block_additional_residuals = residuals.down_block_residuals;
+    conditioning.mid_block_additional_residual = residuals.mid_block_residual;
+    return unet_->forward(noisy_, t_, conditioning).to(at::kFloat);
+  }
+
+ private:
+  DiffusionModelUNet unet_;
+  std::shared_ptr<ControlNetMaisiImpl> controlnet_;
+  at::Tensor noise_, t_, noisy_, target_;
+  UnetEmbeddingInputs inputs_;
+};
+
+// The task's loss of its first batch, with the terms it logged.
+double first_step_loss(ControlNetTask& task, at::Tensor& x0, std::vector<std::uint64_t>& keys,
+                       std::map<std::string, double>& terms) {
   auto data = task.make_data(RunShard{});
   data->batches().start_epoch(0);
   const auto batch = data->batches().next();
-  ASSERT_TRUE(batch.has_value());
-  const at::Tensor x0 = batch->images;
-  const auto& keys = batch->sample_keys;
-  at::NoGradGuard no_grad;
-  std::map<std::string, double> terms;
-  const double loss = task.compute_loss(0, StepBatch{x0, keys, batch->labels, keys}, 0, terms).item<double>();
+  if (!batch) throw std::runtime_error("no batch");
+  x0 = batch->images;
+  keys = batch->sample_keys;
+  return task.compute_loss(0, StepBatch{x0, keys, batch->labels, keys}, 0, terms).item<double>();
+}
 
-  // NV-Generate's step on the same noise and timestep.
-  const auto [noise, u] = batch_draws(x0, keys);
-  const auto scheduler = make_scheduler(job.scheduler);
-  const auto t = scheduler->training_timesteps(u, static_cast<double>(x0.size(2) * x0.size(3) * x0.size(4)));
-  const auto tp =
-      (t.to(at::kFloat) / static_cast<double>(job.scheduler.noise.num_train_timesteps)).view({-1, 1, 1, 1, 1});
-  const auto noisy = (1 - tp) * x0 + tp * noise;
-  const auto records = read_latents(folder.string(), "train");
-  const auto inputs = unet_embedding_inputs(job, {&records[0]}, {}, c10::Device(c10::kCPU));
-  auto controlnet = std::dynamic_pointer_cast<ControlNetMaisiImpl>(task.modules().front().module);
-  ASSERT_TRUE(controlnet);
-  std::vector<at::Tensor> bits;
-  for (int b = 0; b < 8; ++b) bits.push_back(label.to(at::kLong).bitwise_and(1 << b).ne(0).to(at::kFloat));
-  const auto condition = at::cat(bits, 0).unsqueeze(0);
-  UnetEmbeddingInputs classes;
-  classes.class_labels = inputs.class_labels;
-  auto residuals = controlnet->forward(noisy, t.to(at::kFloat), condition, 1.0, {}, classes);
-  DiffusionModelUNet unet(unet_options(job));
-  restore_weights({{"unet", unet.ptr()}}, read_tensor_file(job.ldm.diffusion_init), job.ldm.diffusion_init, true);
-  unet->eval();
-  UnetConditioning conditioning;
-  conditioning.embedding = inputs;
-  conditioning.down_block_additional_residuals = residuals.down_block_residuals;
-  conditioning.mid_block_additional_residual = residuals.mid_block_residual;
-  const auto output = unet->forward(noisy, t.to(at::kFloat), conditioning).to(at::kFloat);
-  const auto on_latent = at::upsample_nearest3d(label.unsqueeze(0), {8, 4, 12});
-  const auto weights = at::where(on_latent.eq(5), 5.0, 1.0).expand_as(output);
-  const double expected = ((output - (x0 - noise)).abs() * weights).mean().item<double>();
+// [1, 32, 16, 48] (an image-grid mask) on the latent grid, every channel.
+at::Tensor on_latent_grid(const at::Tensor& image_grid) {
+  return at::upsample_nearest3d(image_grid.unsqueeze(0).to(at::kFloat), {8, 4, 12}).expand({1, 4, 8, 4, 12});
+}
+
+// The ControlNet step's loss is NV-Generate's train_controlnet.py: L1 of the
+// steered UNet's output against images - noise, times weighted_loss on the
+// latent voxels whose label (nearest-resized to the latent grid) is one of
+// weighted_loss_label, then the mean over every element.
+TEST(MaisiRecipe, TheControlNetStepsLossIsNvGeneratesWeightedL1) {
+  test::TempDir dir("maisi-recipe-controlnet-loss");
+  auto label = at::zeros({1, 32, 16, 48});
+  label.narrow(1, 4, 12).narrow(2, 4, 8).narrow(3, 8, 20).fill_(5);
+  label.narrow(1, 20, 8).narrow(2, 0, 8).narrow(3, 30, 12).fill_(3);
+  const JobSpec job = controlnet_job_on_one_pair(
+      dir, label, 21, {"ldm.controlnet_weighted_loss=5", "ldm.controlnet_weighted_labels=[5]"});
+  ASSERT_EQ(job.ldm.diffusion_loss, "l1");
+  ControlNetTask task(job);
+  at::NoGradGuard no_grad;
+  at::Tensor x0;
+  std::vector<std::uint64_t> keys;
+  std::map<std::string, double> terms;
+  const double loss = first_step_loss(task, x0, keys, terms);
+
+  NvGenerateControlNetStep nv(job, task, x0, keys);
+  const auto output = nv.output(label);
+  const auto weights = at::where(on_latent_grid(label).eq(5), 5.0, 1.0);
+  const double expected = ((output - nv.target()).abs() * weights).mean().item<double>();
   EXPECT_NEAR(loss, expected, 1e-5);
-  EXPECT_GT(on_latent.eq(5).sum().item<std::int64_t>(), 0) << "the weighted region must reach the latent grid";
-  EXPECT_GT(std::abs(loss - (output - (x0 - noise)).abs().mean().item<double>()), 1e-4) << "the weights must matter";
+  EXPECT_GT(on_latent_grid(label).eq(5).sum().item<std::int64_t>(), 0)
+      << "the weighted region must reach the latent grid";
+  EXPECT_GT(std::abs(loss - (output - nv.target()).abs().mean().item<double>()), 1e-4) << "the weights must matter";
+}
+
+// NV-Generate's region-contrastive ControlNet loss (train_controlnet.py with
+// use_region_contrasive_loss): the step's loss is the weighted L1 plus
+// weight x (region + background), where region = max(-delta, -mean |output -
+// output with the tumour-free label| over the changed latent voxels) and
+// background = mean |output with the tumour-free label - target| outside the
+// changed voxels dilated by one (3x3x3) on the image grid; both masks
+// nearest-resized to the latent grid, every channel counted. The ControlNet's
+// zero convolutions are given weights first: untrained, both passes agree.
+TEST(MaisiRecipe, TheControlNetStepsRegionContrastiveLossIsNvGenerates) {
+  test::TempDir dir("maisi-recipe-region-contrastive");
+  // Liver (1) with a hepatic tumour (26) inside it, and a kidney (5).
+  auto label = at::zeros({1, 32, 16, 48});
+  label.narrow(1, 4, 20).narrow(2, 2, 12).narrow(3, 8, 28).fill_(1);
+  label.narrow(1, 8, 8).narrow(2, 4, 8).narrow(3, 16, 12).fill_(26);
+  label.narrow(1, 26, 4).narrow(2, 0, 8).narrow(3, 30, 12).fill_(5);
+  const double delta = 0.05, weight = 0.5;
+  const JobSpec job = controlnet_job_on_one_pair(
+      dir, label, 23,
+      {"ldm.controlnet_weighted_loss=5", "ldm.controlnet_weighted_labels=[26]",
+       "ldm.controlnet_region_contrastive=true", "ldm.controlnet_region_contrastive_delta=0.05",
+       "ldm.controlnet_region_contrastive_weight=0.5"});
+  ControlNetTask task(job);
+  at::NoGradGuard no_grad;
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
+  for (auto& p : task.modules().front().module->named_parameters())
+    if (p.key().find("controlnet_") != std::string::npos) p.value().copy_(at::randn(p.value().sizes(), gen));
+  at::Tensor x0;
+  std::vector<std::uint64_t> keys;
+  std::map<std::string, double> terms;
+  const double loss = first_step_loss(task, x0, keys, terms);
+
+  NvGenerateControlNetStep nv(job, task, x0, keys);
+  const auto output = nv.output(label);
+  const auto output_free = nv.output(at::where(label.eq(26), at::full_like(label, 1), label));  // the tumour made liver
+  // The changed voxels, and the background: outside them dilated by one voxel.
+  auto near = at::zeros_like(label);
+  near.narrow(1, 7, 10).narrow(2, 3, 10).narrow(3, 15, 14).fill_(1);
+  const auto region = on_latent_grid(label.eq(26)), background = on_latent_grid(1 - near);
+  const auto weights = at::where(on_latent_grid(label).eq(26), 5.0, 1.0);
+  const double main = ((output - nv.target()).abs() * weights).mean().item<double>();
+  const double apart =
+      -((output - output_free).abs() * region).sum().item<double>() / (region.sum().item<double>() + 1e-5);
+  const double region_term = std::max(apart, -delta);
+  const double background_term =
+      ((output_free - nv.target()).abs() * background).sum().item<double>() / (background.sum().item<double>() + 1e-5);
+  EXPECT_NEAR(loss, main + weight * (region_term + background_term), 1e-5);
+  EXPECT_NEAR(terms.at("train/region_contrastive"), region_term, 1e-6);
+  EXPECT_NEAR(terms.at("train/region_background"), background_term, 1e-6);
+  EXPECT_GT(region.sum().item<double>(), 0.0) << "the tumour must reach the latent grid";
+  EXPECT_GT(-apart, 1e-4) << "the two passes must differ inside the tumour";
+  EXPECT_GT(apart, -delta) << "measured -0.0125: the bound is not what this step tests (RegionContrastiveTerms.* does)";
+  EXPECT_GT(std::abs(loss - main), 1e-4) << "the terms must matter";
+}
+
+// An imported run takes the three fields from controlnet_train, as
+// NV-Generate reads them; a config with the switch but not its two numbers is
+// refused, as NV-Generate refuses it.
+TEST(MaisiRecipe, TheRegionContrastiveLossComesFromTheControlNetRecipe) {
+  test::TempDir dir("maisi-recipe-region-contrastive-import");
+  const fs::path folder = dir / "nv-generate";
+  fs::copy(k_data / "maisi_folder", folder, fs::copy_options::recursive);
+  const fs::path config = folder / "configs" / "config_maisi_controlnet_train_rflow-ct.json";
+  write_text(config, R"({"controlnet_train": {"lr": 1e-05, "weighted_loss_label": [23], "weighted_loss": 100,
+                 "use_region_contrasive_loss": true, "region_contrasive_loss_delta": 2,
+                 "region_contrasive_loss_weight": 0.01}})");
+  const std::string run = import_folder(folder, dir / "run");
+  const LdmSpec ldm = load_job_file(RunDirectory{run}.job_file()).ldm;
+  EXPECT_TRUE(ldm.controlnet_region_contrastive);
+  EXPECT_EQ(ldm.controlnet_region_contrastive_delta, 2.0);
+  EXPECT_EQ(ldm.controlnet_region_contrastive_weight, 0.01);
+  write_text(config,
+             R"({"controlnet_train": {"use_region_contrasive_loss": true, "region_contrasive_loss_delta": 2}})");
+  try {
+    import_folder(folder, dir / "run2");
+    ADD_FAILURE() << "a config without region_contrasive_loss_weight was imported";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("region_contrasive_loss_weight"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("config_maisi_controlnet_train_rflow-ct.json"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir / "run2"));
 }
 
 // Fine-tuning with default settings trains the unconditional class (row 0 of

@@ -80,5 +80,22 @@ TEST(Losses, LeastSquaresAdversarialByHand) {
   EXPECT_THROW(generator_adversarial_loss(at::Tensor()), UsageError);
 }
 
+// NV-Generate's region-contrastive terms by hand on [1, 2, 2] tensors (one
+// sample, two channels, two voxels): voxel 0 in the region, voxel 1 the background.
+TEST(RegionContrastiveTerms, ByHandTheRegionIsBoundedByDeltaAndTheBackgroundIsAMeanL1) {
+  const auto prediction = t({1, 2, 3, 4}, {1, 2, 2});
+  const auto tumour_free = t({0.5, 2, 2, 6}, {1, 2, 2});
+  const auto target = t({0, 0, 0, 1}, {1, 2, 2});
+  const auto region = t({1, 0}, {1, 1, 2}), background = t({0, 1}, {1, 1, 2});
+  // Region: -(|1 - 0.5| + |3 - 2|) / (2 + 1e-5) = -0.75; background: (|2 - 0| + |6 - 1|) / (2 + 1e-5).
+  auto r = region_contrastive_terms(prediction, tumour_free, target, region, background, 2.0);
+  EXPECT_NEAR(r.region.item<double>(), -1.5 / (2 + 1e-5), 1e-6);
+  EXPECT_NEAR(r.background.item<double>(), 7.0 / (2 + 1e-5), 1e-6);
+  r = region_contrastive_terms(prediction, tumour_free, target, region, background, 0.5);
+  EXPECT_NEAR(r.region.item<double>(), -0.5, 1e-6) << "pushed apart no further than delta";
+  r = region_contrastive_terms(prediction, tumour_free, target, t({0, 0}, {1, 1, 2}), background, 2.0);
+  EXPECT_EQ(r.region.item<double>(), 0.0) << "an empty region counts nothing";
+}
+
 }  // namespace
 }  // namespace medsynth
