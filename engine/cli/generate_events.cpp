@@ -9,14 +9,28 @@
 
 namespace medsynth::cli {
 
-GenerateEvents::GenerateEvents(bool json, const RunDirectory& run, const JobSpec& job, const std::string& device,
-                               int rank, int world_size, std::int64_t images_in_all, std::int64_t kept_already)
+namespace {
+
+// Whether `path` is `root` or lies below it (both made absolute and normal).
+bool lies_inside(const std::filesystem::path& path, const std::filesystem::path& root) {
+  const auto p = std::filesystem::weakly_canonical(std::filesystem::absolute(path));
+  const auto r = std::filesystem::weakly_canonical(std::filesystem::absolute(root));
+  const auto [end, _] = std::mismatch(r.begin(), r.end(), p.begin(), p.end());
+  return end == r.end();
+}
+
+}  // namespace
+
+GenerateEvents::GenerateEvents(bool json, const RunDirectory& run, const std::string& output_dir, const JobSpec& job,
+                               const std::string& device, int rank, int world_size, std::int64_t images_in_all,
+                               std::int64_t kept_already)
     : world_size_(std::max(1, world_size)),
       images_in_all_(images_in_all),
       done_by_rank0_(kept_already),
       start_(std::chrono::steady_clock::now()) {
   if (rank != 0) return;
-  run_ = std::make_unique<EventWriter>(EventWriterOptions{.path = run.events_file(), .rank = 0});
+  if (lies_inside(output_dir, run.root))
+    run_ = std::make_unique<EventWriter>(EventWriterOptions{.path = run.events_file(), .rank = 0});
   if (!json) return;
   events_ = std::make_unique<EventWriter>(EventWriterOptions{.rank = 0, .echo_stdout = true});
   events_->run_started({.run_dir = run.root,
@@ -36,11 +50,11 @@ void GenerateEvents::known_already(const std::vector<GeneratedImage>& planned) {
 }
 
 void GenerateEvents::image_written(const GeneratedImage& image) {
-  if (!run_) return;
+  if (!run_ && !events_) return;  // not rank 0
   ++done_by_rank0_;
   const std::int64_t done = std::min(images_in_all_, done_by_rank0_ * world_size_);
   const EventFields fields{{"seed", image.seed}, {"generated_by_rank", image.rank}, {"seconds", image.seconds}};
-  if (announced_.insert(image.path).second) run_->artifact(image.path, "volume", done, fields);
+  if (announced_.insert(image.path).second && run_) run_->artifact(image.path, "volume", done, fields);
   if (!events_) return;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0.0;
@@ -50,9 +64,8 @@ void GenerateEvents::image_written(const GeneratedImage& image) {
 }
 
 void GenerateEvents::finished(const std::vector<GeneratedImage>& planned, const EventFields& extra) {
-  if (!run_) return;
   for (const auto& image : planned)
-    if (std::filesystem::exists(image.path) && announced_.insert(image.path).second)
+    if (run_ && std::filesystem::exists(image.path) && announced_.insert(image.path).second)
       run_->artifact(image.path, "volume", images_in_all_, {{"seed", image.seed}, {"generated_by_rank", image.rank}});
   if (!events_) return;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

@@ -9,7 +9,9 @@
 //   launcher (app/launch/local_launcher) follows it like any run.
 // - in RUN/events.jsonl, with or without --json, an artifact event per image
 //   made (every rank's, the others' once all are written), so the run's own
-//   view lists the images a later generate made (issue 38). Only artifacts:
+//   view lists the images a later generate made (issue 38), when they lie
+//   inside RUN: images written elsewhere (--output-dir) are not the run's,
+//   and its stream is left alone (issue 53 item 5). Only artifacts:
 //   a second run_started/run_finished would overwrite the run's own (its
 //   stages, its final metrics).
 #pragma once
@@ -32,8 +34,10 @@ class GenerateEvents {
  public:
   // `json` false: only the run's artifacts; a rank other than 0: nothing.
   // kept_already: rank 0's images that exist already (generate keeps them).
-  GenerateEvents(bool json, const RunDirectory& run, const JobSpec& job, const std::string& device, int rank,
-                 int world_size, std::int64_t images_in_all, std::int64_t kept_already);
+  // output_dir: where the images go; outside RUN, RUN/events.jsonl is not written.
+  GenerateEvents(bool json, const RunDirectory& run, const std::string& output_dir, const JobSpec& job,
+                 const std::string& device, int rank, int world_size, std::int64_t images_in_all,
+                 std::int64_t kept_already);
 
   // The images that exist before this generate (kept, and announced when
   // they were made): never announced again.

@@ -175,8 +175,8 @@ Action add_generate_verb(CLI::App& app) {
     const auto planned = planned_images(job, o.output_dir, world, !o.label.empty());
     std::int64_t kept = 0;
     for (const auto& p : planned) kept += p.rank == rank && fs::exists(p.path) ? 1 : 0;  // this process's, kept as they are
-    GenerateEvents events(args->json, run, job, device.str(), rank, world, static_cast<std::int64_t>(planned.size()),
-                          kept);
+    GenerateEvents events(args->json, run, o.output_dir, job, device.str(), rank, world,
+                          static_cast<std::int64_t>(planned.size()), kept);
     events.known_already(planned);
     if (dist) dist->barrier("generate: existing images noted");  // before any rank writes one
     // A line per image on stderr as it is written: at MAISI size an image

@@ -26,6 +26,7 @@
 #include "config/number_text.hpp"
 #include "core/bounded_json.hpp"
 #include "core/remove_tree.hpp"
+#include "events/event_writer.hpp"
 #include "volume/atomic_file.hpp"
 
 namespace fs = std::filesystem;
@@ -206,10 +207,12 @@ void refuse_non_finite(torch::nn::Module& network, const std::string& file) {
       throw DataError(file, "buffer '" + b.key() + "' holds NaN or infinite values; no network can use it");
 }
 
-void write_imported_run(const fs::path& tmp, const JobSpec& job, const MaisiNetworkConfig& config,
-                        const WeightFiles& files, const std::string& network, AutoencoderKLImpl& autoencoder,
-                        DiffusionModelUNetImpl& unet, MaisiImportResult& result,
+// Writes the run into `tmp`, which is then renamed to `final_dir`.
+void write_imported_run(const fs::path& tmp, const fs::path& final_dir, const JobSpec& job,
+                        const MaisiNetworkConfig& config, const WeightFiles& files, const std::string& network,
+                        AutoencoderKLImpl& autoencoder, DiffusionModelUNetImpl& unet, MaisiImportResult& result,
                         const std::function<void()>& reading_controlnet);
+void write_import_events(const RunDirectory& tmp_run, const JobSpec& job, const fs::path& final_dir);
 
 JobSpec imported_job(const MaisiImportOptions& o, const MaisiNetworkConfig& config, std::vector<std::string>& notes) {
   JobSpec job;
@@ -325,7 +328,7 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
   remove_tree(tmp);
   try {
     report("writing the run's checkpoints (" + final_dir.string() + ")");
-    write_imported_run(tmp, job, config, files, network, *autoencoder, *unet, result,
+    write_imported_run(tmp, final_dir, job, config, files, network, *autoencoder, *unet, result,
                        [&] { report("reading the ControlNet's weights (" + files.controlnet + ")"); });
     fs::rename(tmp, final_dir);
   } catch (...) {
@@ -340,9 +343,9 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
 
 namespace {
 
-void write_imported_run(const fs::path& tmp, const JobSpec& job, const MaisiNetworkConfig& config,
-                        const WeightFiles& files, const std::string& network, AutoencoderKLImpl& autoencoder,
-                        DiffusionModelUNetImpl& unet, MaisiImportResult& result,
+void write_imported_run(const fs::path& tmp, const fs::path& final_dir, const JobSpec& job,
+                        const MaisiNetworkConfig& config, const WeightFiles& files, const std::string& network,
+                        AutoencoderKLImpl& autoencoder, DiffusionModelUNetImpl& unet, MaisiImportResult& result,
                         const std::function<void()>& reading_controlnet) {
   const RunDirectory run{tmp.string()};
   const RunDirectory autoencoder_stage = run.stage(k_autoencoder_stage), diffusion_stage = run.stage(k_diffusion_stage);
@@ -366,6 +369,25 @@ void write_imported_run(const fs::path& tmp, const JobSpec& job, const MaisiNetw
   fs::create_directories(run.embedding_dir());
   write_scale_factor(run.embedding_dir(), result.scale_factor, 1.0 / result.scale_factor);
   write_string_atomically(run.job_file(), job_to_yaml(job));
+  write_import_events(run, job, final_dir);
+}
+
+// A complete stream of zero steps (run_started, run_finished "completed",
+// extra.verb "import-maisi"): the console lists an imported run as finished,
+// not as one that started and never ended (issue 53 item 5).
+void write_import_events(const RunDirectory& tmp_run, const JobSpec& job, const fs::path& final_dir) {
+  EventWriter events({.path = tmp_run.events_file(), .rank = 0});
+  const EventFields verb{{"verb", "import-maisi"}};
+  events.run_started({.run_dir = final_dir.string(),
+                      .job_name = job.name,
+                      .task = job.task,
+                      .config_hash = job_config_hash(job),
+                      .world_size = 1,
+                      .effective_batch = 1,
+                      .total_steps = 0,
+                      .device = "cpu",
+                      .extra = verb});
+  events.run_finished("completed", {}, 0.0, verb);
 }
 
 }  // namespace

@@ -603,10 +603,15 @@ TEST(ImportMaisi, GenerateJsonReportsEachImageOnTheRunsEventStream) {
     return json_lines(text);
   };
   std::set<std::string> listed;
+  int run_started = 0;
   for (const auto& e : run_events()) {
-    EXPECT_NE(e.at("type"), "run_started") << "generate wrote a run_started into the run's stream";
+    if (e.at("type") == "run_started") {
+      ++run_started;
+      EXPECT_EQ(e.at("extra").at("verb"), "import-maisi") << "generate wrote a run_started into the run's stream";
+    }
     if (e.at("type") == "artifact") listed.insert(fs::path(e.at("path").get<std::string>()).filename().string());
   }
+  EXPECT_EQ(run_started, 1) << "the import's own, and no other";
   for (const char* name : {"image_seed7_rank0.nii.gz", "image_seed8_rank1.nii.gz", "image_seed9_rank0.nii.gz",
                            "image_seed10_rank1.nii.gz"})
     EXPECT_TRUE(listed.count(name)) << name << " is not listed in the run's events.jsonl";
@@ -625,6 +630,31 @@ TEST(ImportMaisi, GenerateJsonReportsEachImageOnTheRunsEventStream) {
   // Issue 38: a line on stderr as each image is written, not only at the end.
   EXPECT_NE(plain.err.find("generate: image 1/1 of this process written: "), std::string::npos) << plain.err;
   EXPECT_NE(r.err.find("generate: image 2/2 of this process written: "), std::string::npos) << r.err;
+}
+
+// Issue 53 item 5: an imported run's stream is complete (run_started, then
+// run_finished "completed" at 0 steps), so the console lists it as finished,
+// not as a run that started and was interrupted; and a generate that writes
+// elsewhere (--output-dir outside the run) leaves that stream as it was.
+TEST(ImportMaisi, AnImportedRunsStreamIsCompleteAndGeneratingElsewhereLeavesItAlone) {
+  test::TempDir dir("import-maisi-stream");
+  import_maisi(import_into(k_data / "maisi_folder", dir));
+  const fs::path stream = dir / "run" / "events.jsonl";
+  const std::string before = read_text(stream);
+  const auto events = json_lines(before);
+  ASSERT_EQ(events.size(), 2u) << before;
+  EXPECT_EQ(events[0].at("type"), "run_started");
+  EXPECT_EQ(events[0].at("task"), "ldm");
+  EXPECT_EQ(events[0].at("run_dir"), fs::absolute(dir / "run").string()) << "the final name, not the temporary one";
+  EXPECT_EQ(events[0].at("extra").at("verb"), "import-maisi");
+  EXPECT_EQ(events[1].at("type"), "run_finished");
+  EXPECT_EQ(events[1].at("status"), "completed");
+  const auto r = test::run_process({test::engine_binary(), "generate", (dir / "run").string(), test::k_on_cpu,
+                                    "--base-seed", "3", "--output-dir", (dir / "elsewhere").string()},
+                                   dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "elsewhere" / "image_seed3_rank0.nii.gz"));
+  EXPECT_EQ(read_text(stream), before) << "generate --output-dir elsewhere appended to the run's stream";
 }
 
 }  // namespace
