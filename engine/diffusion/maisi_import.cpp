@@ -352,7 +352,7 @@ void write_imported_run(const fs::path& tmp, const JobSpec& job, const MaisiNetw
     result.sources.push_back(files.controlnet);
   }
   fs::create_directories(run.embedding_dir());
-  write_scale_factor(run.embedding_dir(), result.scale_factor, 1.0 / result.scale_factor);
+  write_scale_factor(run.scale_factor_file(), result.scale_factor, 1.0 / result.scale_factor);
   write_string_atomically(run.job_file(), job_to_yaml(job));
 }
 

@@ -225,13 +225,12 @@ TEST(MaisiRecipe, OneStepsLossIsNvGeneratesL1OnTheSameBatchNoiseAndTimestep) {
   const auto gen = at::make_generator<at::CPUGeneratorImpl>(11);
   write_nv_generate_embedding(folder / "case_emb.nii.gz", at::randn({4, 8, 4, 12}, gen),
                               {{"spacing", {1.5, 1.2, 2.0}}, {"modality", "ct"}});
-  write_scale_factor(folder.string(), 0.8, 1.25);  // what the pipeline's diffusion stage writes before training
   std::map<std::string, double> losses;
   for (const std::string kind : {"l1", "mse"}) {
     JobSpec job = load_job_file_with_overrides(RunDirectory{run}.job_file(),
                                                {"ldm.embedding_dir=" + folder.string(), "ldm.diffusion_loss=" + kind});
     job.training.batch_size = 1;
-    LdmTask task(job);
+    LdmTask task(job, 0.8);  // the scale the pipeline's encode stage passes
     auto data = task.make_data(RunShard{});
     data->batches().start_epoch(0);
     const auto batch = data->batches().next();
@@ -287,7 +286,6 @@ TEST(MaisiRecipe, TheControlNetStepsLossIsNvGeneratesWeightedL1) {
   label.narrow(1, 4, 12).narrow(2, 4, 8).narrow(3, 8, 20).fill_(5);
   label.narrow(1, 20, 8).narrow(2, 0, 8).narrow(3, 30, 12).fill_(3);
   write_label(folder.string(), record.id, label);
-  write_scale_factor(folder.string(), 0.8, 1.25);
   const JobSpec job = load_job_file_with_overrides(
       imported.job_file(),
       {"task=controlnet", "ldm.diffusion_init=" + imported.stage(k_diffusion_stage).last_checkpoint(),
@@ -295,7 +293,7 @@ TEST(MaisiRecipe, TheControlNetStepsLossIsNvGeneratesWeightedL1) {
        "ldm.embedding_dir=" + folder.string(), "ldm.controlnet_weighted_loss=5", "ldm.controlnet_weighted_labels=[5]",
        "training.batch_size=1"});
   ASSERT_EQ(job.ldm.diffusion_loss, "l1");
-  ControlNetTask task(job);
+  ControlNetTask task(job, 0.8);
   auto data = task.make_data(RunShard{});
   data->batches().start_epoch(0);
   const auto batch = data->batches().next();
