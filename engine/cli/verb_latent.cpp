@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 
 #include "cli/engine_tasks.hpp"
 #include "cli/generate_events.hpp"
@@ -23,10 +24,13 @@
 #include "diffusion/encode_stage.hpp"
 #include "data/volume_dataset.hpp"
 #include "diffusion/generate_stage.hpp"
+#include "diffusion/latent_files.hpp"
 #include "eval/organ_quality_check.hpp"
 #include "diffusion/translation_task.hpp"
+#include "dist/dist_environment.hpp"
 #include "events/progress_lines.hpp"
 #include "run/run_directory.hpp"
+#include "run/run_lock.hpp"
 #include "state/device_choice.hpp"
 #include "state/memory_high_water.hpp"
 #include "state/tensor_file.hpp"
@@ -44,7 +48,8 @@ std::string require_file(const std::string& path, const std::string& what) {
 
 // `generate` of a task: translation run: every case of the job's data (or
 // --data) gets its target contrast, written as RUN/output/<case>/<stem>.nii.gz.
-int translate_run_cases(const RunDirectory& run, JobSpec job, const std::string& data, const std::string& output_dir) {
+int translate_run_cases(const RunDirectory& run, JobSpec job, const std::string& data, const std::string& output_dir,
+                        bool overwrite) {
   if (!data.empty()) apply_data_override(job.data, data);
   auto dist = process_group_from_environment(job);
   std::unique_ptr<Task> task = engine_tasks().make_task(job);
@@ -55,6 +60,7 @@ int translate_run_cases(const RunDirectory& run, JobSpec job, const std::string&
   task->to(dist ? dist->device() : training_device(job.training.device, 0));
   TranslateOptions o;
   o.output_dir = output_dir.empty() ? run.output_dir() : output_dir;
+  o.overwrite = overwrite;
   o.rank = dist ? dist->rank() : 0;
   o.world_size = dist ? dist->world_size() : 1;
   o.on_written = [](const std::string& path) { std::cerr << "generate: translated " << path << std::endl; };
@@ -82,6 +88,7 @@ Action add_encode_verb(CLI::App& app) {
     if (args->sample) job.ldm.encode_sample = true;
     auto dist = process_group_from_environment(job);
     EncodeOptions o{require_file(args->autoencoder, "--autoencoder"), args->output, dist.get(), nullptr};
+    o.scale_factor_file = args->output + "/" + k_scale_factor_file;  // the folder is this verb's own output
     // A line as this process's images are encoded (at MAISI size, minutes each).
     ProgressLines progress({.prefix = "encode"});
     o.on_progress = [&progress](std::int64_t done, std::int64_t total) {
@@ -101,7 +108,7 @@ Action add_generate_verb(CLI::App& app) {
     std::vector<std::string> overrides;
     int num_images = -1, quality_tries = 2;
     std::int64_t base_seed = -1;
-    bool json = false;
+    bool json = false, overwrite = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("generate", "Sample volumes from a task: ldm run: output/image_seed{S}_rank{R}.nii.gz");
@@ -125,18 +132,32 @@ Action add_generate_verb(CLI::App& app) {
   cmd->add_option("--data", args->data,
                   "task: translation run: the cases to translate (a folder of case folders or a datalist JSON; "
                   "default: the job's data), written as OUTPUT/<case>/<case>-<target>.nii.gz");
+  cmd->add_flag("--overwrite", args->overwrite,
+                "task: translation run: replace translations an earlier generate wrote (an input file is never "
+                "replaced); a task: ldm run keeps its existing images and writes the missing ones");
   cmd->add_flag("--json", args->json,
                 "The event stream on stdout (run_started, an artifact and a progress event per image, run_finished), "
                 "also appended to RUN/events.jsonl; without it stdout lists the images");
   return [args] {
     const RunDirectory run = open_run_directory(args->run_dir);
+    // Rank 0 writes the run's events (and output/): it holds the run's lock
+    // while it generates, as train does (run/run_lock.hpp).
+    std::optional<RunLock> lock;
+    if (read_dist_environment(process_environment()).rank == 0) {
+      lock.emplace(RunLock::acquire(run.root, "generate"));
+      if (!lock->note().empty()) std::cerr << "generate: " << lock->note() << "\n";
+    }
     JobSpec job = load_job_file_with_overrides(run.job_file(), args->overrides);
     refuse_job_networks_larger_than_memory(job, run.job_file());
     if (engine_tasks().traits(job.task).reads_cases) {
       refuse_job_activations_larger_than_memory(job, run.job_file(),
                                                 /*generating=*/false);  // whole cases, not an output size
-      return translate_run_cases(run, job, args->data, args->output_dir);
+      return translate_run_cases(run, job, args->data, args->output_dir, args->overwrite);
     }
+    if (args->overwrite)
+      throw UsageError(
+          "--overwrite: a task: ldm run keeps the images it finds and writes the missing ones; "
+          "remove those to sample again");
     refuse_job_activations_larger_than_memory(job, run.job_file(), /*generating=*/true);
     if (!args->data.empty()) throw UsageError("--data: only a task: translation run translates given cases");
     if (!engine_tasks().traits(job.task).generates_volumes)
@@ -155,7 +176,7 @@ Action add_generate_verb(CLI::App& app) {
         require_file(job.ldm.autoencoder_checkpoint.empty() ? run.stage(k_autoencoder_stage).last_checkpoint()
                                                             : job.ldm.autoencoder_checkpoint,
                      "autoencoder checkpoint");
-    o.embedding_dir = job.ldm.embedding_dir.empty() ? run.embedding_dir() : job.ldm.embedding_dir;
+    o.scale_factor_file = scale_factor_file_of(run, job.ldm.embedding_dir);
     o.output_dir = args->output_dir.empty() ? run.output_dir() : args->output_dir;
     if (!args->label.empty()) {
       o.label = args->label;

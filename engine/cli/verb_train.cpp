@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli/engine_tasks.hpp"
 #include "cli/job_arguments.hpp"
@@ -20,6 +21,7 @@
 #include "dist/dist_environment.hpp"
 #include "dist/process_group.hpp"
 #include "run/run_directory.hpp"
+#include "run/run_lock.hpp"
 #include "state/device_choice.hpp"
 #include "train/trainer.hpp"
 
@@ -50,8 +52,13 @@ int run(const TrainArguments& given) {
     options.rank = env.rank;
     options.world_size = env.world_size;
   }
+  // Rank 0 alone writes the run's events and checkpoints, so it alone holds
+  // the run's lock, for as long as this process trains (run/run_lock.hpp).
+  std::optional<RunLock> lock;
   if (env.rank == 0) {
     ResolvedRun r = resolve_run(a, job);
+    lock.emplace(RunLock::acquire(r.run.root, "train"));
+    if (!lock->note().empty()) std::cerr << "medsynth-engine: " << lock->note() << "\n";
     options.run = r.run;
     options.resume_from = r.resume_from;
   }

@@ -185,6 +185,11 @@ std::vector<CaseEntry> read_datalist(const std::string& json_path, const std::st
     c.id = shared && folder != base.lexically_normal() && !folder.filename().empty()
                ? folder.filename().string()
                : volume_file_stem(fs::path(images.front()).filename().string());
+    // The id names the case's output folder (generate writes OUTPUT/<id>/):
+    // "..", "." or a separator would put it beside or above that (issue 50 item 9).
+    if (c.id.empty() || c.id == "." || c.id == ".." || c.id.find_first_of("/\\") != std::string::npos)
+      throw DataError(where, "gives the case id '" + c.id + "' (from '" + images.front() +
+                                 "'), which is no folder name; rename the file or its folder");
     if (images.size() == 1 && !image.is_array()) {
       c.contrasts["image"] = images.front();
       c.stem = volume_file_stem(fs::path(images.front()).filename().string());

@@ -60,7 +60,7 @@ void check_label_values(const at::Tensor& label, int bits, const std::string& pa
 
 }  // namespace
 
-ControlNetTask::ControlNetTask(const JobSpec& job) : job_(job) {
+ControlNetTask::ControlNetTask(const JobSpec& job, double scale_factor) : job_(job), scale_(scale_factor) {
   if (job.ldm.diffusion_init.empty())
     throw UsageError(
         "ldm.diffusion_init: task controlnet steers a trained UNet; name its checkpoint (train RUN sets the run's)");
@@ -98,7 +98,7 @@ std::unique_ptr<TrainingData> ControlNetTask::make_data(const RunShard& shard) {
   o.base_seed = static_cast<std::uint64_t>(job_.training.base_seed);
   o.rank = shard.rank;
   o.world_size = shard.world_size;
-  o.scale_factor = scale_ = read_scale_factor(dir);
+  o.scale_factor = scale_;
   const std::int64_t voxels_per_sample = latents.front().latent.numel();
   auto loader = std::make_unique<LatentBatchLoader>(std::move(latents), o);
   source_ = loader.get();

@@ -29,7 +29,8 @@ class ControlNetTask : public Task {
   // tensor whose name and shape match; the zero convolutions stay 0, so the
   // untrained ControlNet leaves the UNet unchanged). ldm.controlnet_init
   // replaces those weights through the trainer's init weights.
-  explicit ControlNetTask(const JobSpec& job);
+  // `scale_factor`: the latents' scale (the run's, read by the encode stage).
+  ControlNetTask(const JobSpec& job, double scale_factor);
   ~ControlNetTask() override;
   std::string name() const override { return "controlnet"; }
   std::vector<NamedModule> modules() override;
@@ -61,7 +62,7 @@ class ControlNetTask : public Task {
   c10::Device device_{c10::kCPU};
   LatentBatchLoader* source_ = nullptr;  // owned by the trainer's TrainingData
   std::vector<LatentRecord> val_;        // held-out latents with their label maps (condition)
-  double scale_ = 1.0;                   // the embedding folder's latent scale
+  double scale_ = 1.0;                   // the run's latent scale
 };
 
 }  // namespace medsynth

@@ -143,8 +143,7 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
   }
   if (o.dist) o.dist->barrier("encode");
   if (rank == 0) {
-    const auto scale_file = o.embedding_dir + "/scale_factor.json";
-    if (job.ldm.scale_factor > 0 || !fs::exists(scale_file)) {
+    if (job.ldm.scale_factor > 0 || !fs::exists(o.scale_factor_file)) {
       double sum = 0, sq = 0, n = 0;
       for (const auto& r : read_latents(o.embedding_dir, "train")) {
         auto d = r.latent.to(at::kDouble);
@@ -154,12 +153,13 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
       }
       const double mean = sum / n, std = std::sqrt(std::max(sq / n - mean * mean, 1e-12));
       const double scale = job.ldm.scale_factor > 0 ? job.ldm.scale_factor : 1.0 / std;
-      write_scale_factor(o.embedding_dir, scale, std);
+      fs::create_directories(fs::path(o.scale_factor_file).parent_path());
+      write_scale_factor(o.scale_factor_file, scale, std);
       if (o.logger) o.logger->info("latent std " + std::to_string(std) + ", scale factor " + std::to_string(scale));
     }
   }
   if (o.dist) o.dist->barrier("scale factor");
-  summary.scale_factor = read_scale_factor(o.embedding_dir);
+  summary.scale_factor = read_scale_factor(o.scale_factor_file);
   return summary;
 }
 

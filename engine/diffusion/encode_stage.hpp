@@ -27,12 +27,15 @@ struct EncodeOptions {
   // Task controlnet: each image's label map (X_label.EXT beside X_image.EXT)
   // through the image's geometry, written beside its latent (latent_files.hpp).
   bool with_labels = false;
+  // Where the latent scale is kept (computed once, then reused): the run's,
+  // never embedding_dir when that is an input (RunDirectory::scale_factor_file).
+  std::string scale_factor_file;
 };
 
 struct EncodeSummary {
   int written = 0;              // by this rank
   int skipped = 0;              // already present
-  double scale_factor = 1.0;    // the folder's (every rank returns it)
+  double scale_factor = 1.0;    // scale_factor_file's (every rank returns it)
 };
 
 EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& options);

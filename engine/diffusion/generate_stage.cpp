@@ -168,7 +168,7 @@ class ImageMaker {
   ImageMaker(const JobSpec& job, const GenerateOptions& o, const c10::Device& device, int world)
       : job_(job),
         device_(device),
-        task_(job),
+        task_(job, /*scale_factor=*/1.0),  // its UNet alone samples here; scale_ below is the run's
         first_stage_(load_first_stage(job, o.autoencoder_checkpoint, device)),
         on_progress_(o.on_progress),
         quality_(o.quality_statistics),
@@ -182,7 +182,7 @@ class ImageMaker {
     restore_weights(task_.modules(), file, o.unet_checkpoint, /*prefer_ema=*/true);
     task_.to(device);
     task_.train_mode(false);
-    scale_ = std::isnan(o.scale_factor) ? read_scale_factor(o.embedding_dir) : o.scale_factor;
+    scale_ = std::isnan(o.scale_factor) ? read_scale_factor(o.scale_factor_file) : o.scale_factor;
     const int factor = autoencoder_scale(job.model.autoencoder);
     const auto& size = job.generate.output_size;
     shape_ = {1, ldm_latent_channels(job), size[2] / factor, size[1] / factor, size[0] / factor};

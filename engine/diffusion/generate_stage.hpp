@@ -41,11 +41,11 @@ struct GeneratedImage {
 struct GenerateOptions {
   std::string unet_checkpoint;         // a checkpoint of the diffusion stage (EMA weights preferred)
   std::string autoencoder_checkpoint;
-  std::string embedding_dir;           // holds scale_factor.json
+  std::string scale_factor_file;  // the run's latent scale (latent_files.hpp)
   std::string output_dir;
   DistContext* dist = nullptr;
   RunLogger* logger = nullptr;
-  double scale_factor = std::nan("");  // set: use this instead of embedding_dir's (regenerate)
+  double scale_factor = std::nan("");  // set: use this instead of scale_factor_file's (regenerate)
   // MAISI's image-from-mask generation: a label map steers the UNet through
   // the run's ControlNet; the image takes the label's grid and each image is
   // written with a copy of the label (sample_seed{S}_rank{R}_image/_label).

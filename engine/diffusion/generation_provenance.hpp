@@ -24,7 +24,7 @@ struct GenerationProvenance {
   std::string hash_algorithm = k_provenance_hash;     // of every *_hash below: "sha256" (or a legacy "fnv1a64")
   std::string unet_checkpoint, unet_checkpoint_hash;  // absolute path; the hash of its bytes
   std::string autoencoder_checkpoint, autoencoder_checkpoint_hash;
-  double scale_factor = 1.0;                                         // latent scale (embedding/scale_factor.json)
+  double scale_factor = 1.0;                                         // latent scale (RUN/embedding/scale_factor.json)
   std::string scheduler;                                             // scheduler.kind
   int num_inference_steps = 0;
   std::int64_t seed = 0;

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -85,17 +86,47 @@ std::vector<LatentRecord> read_latents(const std::string& dir, const std::string
   return out;
 }
 
-void write_scale_factor(const std::string& dir, double scale_factor, double latent_std) {
-  nlohmann::json j{{"scale_factor", scale_factor}, {"latent_std", latent_std}};
-  write_string_atomically(dir + "/scale_factor.json", j.dump(2) + "\n");
+namespace {
+
+bool usable_scale(double scale) {
+  return std::isfinite(scale) && scale >= k_min_scale_factor && scale <= k_max_scale_factor;
 }
 
-double read_scale_factor(const std::string& dir) {
-  const std::string path = dir + "/scale_factor.json";
-  const auto j = read_json(path);
-  if (!j.contains("scale_factor") || !j["scale_factor"].is_number() || !(j["scale_factor"].get<double>() > 0))
-    throw DataError(path, "has no positive scale_factor");
-  return j["scale_factor"].get<double>();
+std::string scale_range() {
+  std::ostringstream s;
+  s << "[" << k_min_scale_factor << ", " << k_max_scale_factor << "]";
+  return s.str();
+}
+
+}  // namespace
+
+void write_scale_factor(const std::string& file, double scale_factor, double latent_std) {
+  if (!usable_scale(scale_factor)) {
+    std::ostringstream s;
+    s << file << ": the latent scale " << scale_factor << " (latent std " << latent_std << ") is outside "
+      << scale_range() << ": the latents are constant or not finite; check the autoencoder, or set ldm.scale_factor";
+    throw RuntimeError(s.str());
+  }
+  nlohmann::json j{{"scale_factor", scale_factor}, {"latent_std", latent_std}};
+  write_string_atomically(file, j.dump(2) + "\n");
+}
+
+double read_scale_factor(const std::string& file) {
+  if (!fs::exists(file)) throw DataError(file, "is missing: the run's latent scale, which its encode stage writes");
+  const auto j = read_json(file);
+  if (!j.is_object() || !j.contains("scale_factor") || !j["scale_factor"].is_number())
+    throw DataError(file, "has no number scale_factor");
+  const double scale = j["scale_factor"].get<double>();
+  if (!usable_scale(scale))
+    throw DataError(file, "scale_factor " + j["scale_factor"].dump() + " is outside " + scale_range() +
+                              " (1/std of the latents; MAISI's are near 1)");
+  return scale;
+}
+
+std::string scale_factor_file_of(const RunDirectory& run, const std::string& embedding_dir) {
+  const std::string own = run.scale_factor_file();
+  const std::string older = embedding_dir + "/" + k_scale_factor_file;
+  return !fs::exists(own) && !embedding_dir.empty() && fs::exists(older) ? older : own;
 }
 
 std::string label_path(const std::string& dir, const std::string& id) { return dir + "/" + id + "_label.safetensors"; }

@@ -1,7 +1,7 @@
 // The embedding folder of an LDM run, as MAISI lays it out: one file per
 // image with its latent, plus a .json of its metadata beside it
-// (<id>_emb.safetensors + <id>_emb.json), and scale_factor.json for the
-// whole folder. Latents are stored as float32 safetensors [C, Z, Y, X]
+// (<id>_emb.safetensors + <id>_emb.json); the latents' scale is the run's
+// (RunDirectory::scale_factor_file), not the folder's. Latents are stored as float32 safetensors [C, Z, Y, X]
 // (MAISI writes a 4D NIfTI; a tensor file keeps all channels exact and
 // reads by name, docs/latent-diffusion.md; ldm.embedding_layout: maisi adds
 // that NIfTI, maisi_embedding_files.hpp). Written by the encode stage,
@@ -13,6 +13,8 @@
 #include <array>
 #include <string>
 #include <vector>
+
+#include "run/run_directory.hpp"
 
 namespace medsynth {
 
@@ -43,9 +45,18 @@ void write_latent(const std::string& dir, const LatentRecord& record);
 // the file for a malformed pair; DataError when the folder holds none.
 std::vector<LatentRecord> read_latents(const std::string& dir, const std::string& split);
 
-void write_scale_factor(const std::string& dir, double scale_factor, double latent_std);
-// DataError naming the file when missing or malformed.
-double read_scale_factor(const std::string& dir);
+// The latent scale file (scale_factor.json: scale_factor, latent_std).
+// Both refuse a scale outside [k_min_scale_factor, k_max_scale_factor]
+// (MAISI's are near 1; 1e300 or 0 only ever end in "training diverged"):
+// the writer with RuntimeError naming the file and the latent std it came
+// from, the reader with DataError naming the file and the value; the reader
+// also when the file is missing or malformed.
+inline constexpr double k_min_scale_factor = 1e-6, k_max_scale_factor = 1e6;
+void write_scale_factor(const std::string& file, double scale_factor, double latent_std);
+double read_scale_factor(const std::string& file);
+// The scale file of a finished run for generate and export-maisi: the run's,
+// or for a run made before it was kept there, the one its ldm.embedding_dir holds.
+std::string scale_factor_file_of(const RunDirectory& run, const std::string& embedding_dir);
 
 // Task controlnet: the preprocessed label map of image `id` beside its
 // latent (<id>_label.safetensors, tensor "label" [1, image axes in the

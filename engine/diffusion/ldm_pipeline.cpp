@@ -233,6 +233,7 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
     const std::string embedding = job.ldm.embedding_dir.empty() ? options.run.embedding_dir() : job.ldm.embedding_dir;
     p.stage("encode", "started", embedding);
     EncodeOptions eo{ae_checkpoint, embedding, options.dist, p.logger.get()};
+    eo.scale_factor_file = options.run.scale_factor_file();
     const auto encoded = encode_dataset(job, eo);
     p.stage("encode",
             "complete (" + std::to_string(encoded.written) + " written, " + std::to_string(encoded.skipped) +
@@ -241,11 +242,12 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
 
     const std::string unet_checkpoint = p.train_stage(
         "diffusion", diffusion_stage_job(job, embedding), autoencoder_steps, total_steps,
-        [](const JobSpec& j) { return std::make_unique<LdmTask>(j); }, job.ldm.diffusion_init);
+        [scale = encoded.scale_factor](const JobSpec& j) { return std::make_unique<LdmTask>(j, scale); },
+        job.ldm.diffusion_init);
 
     const auto images = static_cast<std::int64_t>(planned_images(job, options.run.output_dir(), world).size());
     p.stage("generate", "started", options.run.output_dir(), {{"images", images}});
-    GenerateOptions go{unet_checkpoint,          ae_checkpoint, embedding,
+    GenerateOptions go{unet_checkpoint,          ae_checkpoint, options.run.scale_factor_file(),
                        options.run.output_dir(), options.dist,  p.logger.get()};
     go.on_image_written = [&](const GeneratedImage& image) {
       p.image_written(image.path, image.seed, image.rank, job.training.max_steps);
@@ -293,6 +295,7 @@ TrainResult run_controlnet_pipeline(const JobSpec& job, const TrainerOptions& op
     p.stage("encode", "started", embedding);
     EncodeOptions eo{job.ldm.autoencoder_checkpoint, embedding, options.dist, p.logger.get()};
     eo.with_labels = true;
+    eo.scale_factor_file = options.run.scale_factor_file();
     const auto encoded = encode_dataset(job, eo);
     p.stage("encode",
             "complete (" + std::to_string(encoded.written) + " written, " + std::to_string(encoded.skipped) +
@@ -306,7 +309,8 @@ TrainResult run_controlnet_pipeline(const JobSpec& job, const TrainerOptions& op
     }
     const std::string last = p.train_stage(
         k_controlnet_stage, controlnet_stage_job(job, embedding), 0, job.training.max_steps,
-        [](const JobSpec& j) { return std::make_unique<ControlNetTask>(j); }, job.ldm.controlnet_init);
+        [scale = encoded.scale_factor](const JobSpec& j) { return std::make_unique<ControlNetTask>(j, scale); },
+        job.ldm.controlnet_init);
     TrainResult result;
     result.last_checkpoint = last;
     result.steps = job.training.max_steps;

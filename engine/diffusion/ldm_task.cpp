@@ -74,7 +74,7 @@ DiffusionUnetOptions unet_options(const JobSpec& job) {
   return o;
 }
 
-LdmTask::LdmTask(const JobSpec& job) : job_(job) {
+LdmTask::LdmTask(const JobSpec& job, double scale_factor) : job_(job), scale_(scale_factor) {
   unet_ = DiffusionModelUNet(unet_options(job));
   scheduler_ = make_scheduler(job.scheduler);
 }
@@ -93,7 +93,7 @@ std::unique_ptr<TrainingData> LdmTask::make_data(const RunShard& shard) {
   o.base_seed = static_cast<std::uint64_t>(job_.training.base_seed);
   o.rank = shard.rank;
   o.world_size = shard.world_size;
-  o.scale_factor = read_scale_factor(job_.ldm.embedding_dir);
+  o.scale_factor = scale_;
   auto latents = read_latents(job_.ldm.embedding_dir, "train");
   for (const auto& r : latents) {
     if (r.latent.size(0) != ldm_latent_channels(job_))
@@ -214,7 +214,7 @@ ValidationResult LdmTask::validate(int rank, int world_size) {
   } catch (const DataError&) {
     return r;  // no held-out latents: no validation metric
   }
-  const double scale = read_scale_factor(job_.ldm.embedding_dir);
+  const double scale = scale_;
   at::NoGradGuard no_grad;
   unet_->eval();
   r = held_out_loss(val, scale, rank, world_size, device_, "val/diffusion_loss",

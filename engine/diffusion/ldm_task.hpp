@@ -22,7 +22,8 @@ class LatentBatchLoader;
 
 class LdmTask : public Task {
  public:
-  explicit LdmTask(const JobSpec& job);
+  // `scale_factor`: the latents' scale (the run's, read by the encode stage).
+  LdmTask(const JobSpec& job, double scale_factor);
   ~LdmTask() override;
   std::string name() const override { return "ldm"; }
   std::vector<NamedModule> modules() override;
@@ -51,6 +52,7 @@ class LdmTask : public Task {
                             const UnetEmbeddingInputs& inputs);
 
   JobSpec job_;
+  double scale_ = 1.0;  // the run's latent scale
   DiffusionModelUNet unet_{nullptr};
   std::unique_ptr<DiffusionScheduler> scheduler_;
   c10::Device device_{c10::kCPU};

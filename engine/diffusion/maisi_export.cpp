@@ -71,10 +71,9 @@ MaisiExportResult export_maisi(const MaisiExportOptions& o) {
                "autoencoder checkpoint");
   const std::string unet_checkpoint =
       existing(run.stage(k_diffusion_stage).last_checkpoint(), "diffusion UNet checkpoint");
-  const std::string embedding_dir = job.ldm.embedding_dir.empty() ? run.embedding_dir() : job.ldm.embedding_dir;
 
   MaisiExportResult result;
-  result.scale_factor = read_scale_factor(embedding_dir);
+  result.scale_factor = read_scale_factor(scale_factor_file_of(run, job.ldm.embedding_dir));
   const fs::path models = fs::path(o.out) / "models";
   fs::create_directories(models);
 

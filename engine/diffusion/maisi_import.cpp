@@ -367,7 +367,7 @@ void write_imported_run(const fs::path& tmp, const fs::path& final_dir, const Jo
     result.sources.push_back(files.controlnet);
   }
   fs::create_directories(run.embedding_dir());
-  write_scale_factor(run.embedding_dir(), result.scale_factor, 1.0 / result.scale_factor);
+  write_scale_factor(run.scale_factor_file(), result.scale_factor, 1.0 / result.scale_factor);
   write_string_atomically(run.job_file(), job_to_yaml(job));
   write_import_events(run, job, final_dir);
 }

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <filesystem>
+#include <map>
 
 #include "core/error.hpp"
 #include "data/case_listing.hpp"
@@ -166,20 +167,49 @@ void TranslationTask::to(const c10::Device& device) {
 
 void TranslationTask::train_mode(bool on) { unet_->train(on); }
 
+namespace {
+
+// Where case i's translation goes.
+std::string translated_path(const JobSpec& job, const VolumeDataset& first, std::size_t i,
+                            const std::string& output_dir) {
+  return (fs::path(output_dir) / first.id(i) /
+          (translated_file_stem(first.path(i), first.id(i), job.data.target) + ".nii.gz"))
+      .string();
+}
+
+// Every rank checks every case, so all of them refuse together (none waits for another).
+void refuse_replacing_files(const JobSpec& job, const VolumeDataset& first, const TranslateOptions& options) {
+  std::map<std::string, std::string> inputs;  // canonical path -> "case X's t2f"
+  const auto key = [](const std::string& path) { return fs::weakly_canonical(fs::absolute(path)).string(); };
+  for (const CaseEntry& c : list_job_cases(job.data)) {
+    for (const auto& [contrast, file] : c.contrasts) inputs[key(file)] = "case " + c.id + "'s " + contrast;
+    if (!c.label.empty()) inputs[key(c.label)] = "case " + c.id + "'s segmentation";
+  }
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    const std::string path = translated_path(job, first, i, options.output_dir);
+    if (const auto input = inputs.find(key(path)); input != inputs.end())
+      throw UsageError("generate: " + path + " is an input (" + input->second +
+                       "); it is never replaced: give --output-dir another folder");
+    if (!options.overwrite && fs::exists(path))
+      throw UsageError("generate: " + path + " exists; --overwrite replaces it, or give --output-dir another folder");
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> translate_cases(const JobSpec& job, TranslationTask& task, const TranslateOptions& options) {
   const ContrastDatasets inputs = contrast_datasets(job, job.data.channels, "all");
+  const auto& first = *inputs.front();
+  refuse_replacing_files(job, first, options);
   at::NoGradGuard no_grad;
   task.train_mode(false);
   std::vector<std::string> written;
-  const auto& first = *inputs.front();
   for (std::size_t i = static_cast<std::size_t>(options.rank); i < first.size();
        i += static_cast<std::size_t>(options.world_size)) {
     const at::Tensor translated =
         task.translate(case_channels(inputs, i), hash_keys({static_cast<std::uint64_t>(job.generate.base_seed), i}));
-    const fs::path folder = fs::path(options.output_dir) / first.id(i);
-    fs::create_directories(folder);
-    const std::string path =
-        (folder / (translated_file_stem(first.path(i), first.id(i), job.data.target) + ".nii.gz")).string();
+    const std::string path = translated_path(job, first, i, options.output_dir);
+    fs::create_directories(fs::path(path).parent_path());
     write_volume(tensor_to_volume(translated, first.get(i)), path);
     written.push_back(path);
     if (options.on_written) options.on_written(path);

@@ -60,10 +60,15 @@ DiffusionUnetOptions translation_unet_options(const JobSpec& job);
 
 // Every case of job.data (this rank's share) translated into `output_dir`/<case>/<stem>.nii.gz
 // (translated_file_stem); `on_written(path)` after each file. Returns the paths written.
+// Before any is translated, every rank checks every case's output: one that
+// is an input of a case (--output-dir the case folder: the real FLAIR) is
+// refused always, one that exists unless `overwrite` (UsageError naming it;
+// issue 50 item 9).
 struct TranslateOptions {
   std::string output_dir;
   int rank = 0;
   int world_size = 1;
+  bool overwrite = false;  // generate --overwrite: replace earlier translations
   std::function<void(const std::string& path)> on_written;
 };
 std::vector<std::string> translate_cases(const JobSpec& job, TranslationTask& task, const TranslateOptions& options);

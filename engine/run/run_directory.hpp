@@ -10,6 +10,8 @@ namespace medsynth {
 // The file name of a run's last checkpoint: what --resume, a restarted
 // worker and generate read; written here once.
 inline constexpr const char* k_last_checkpoint_file = "last.safetensors";
+// The latent scale of an embedding folder's latents (diffusion/latent_files.hpp).
+inline constexpr const char* k_scale_factor_file = "scale_factor.json";
 
 // The stages of a pipeline run (ldm; a run made by import-maisi) are run
 // directories of their own, one folder each under the pipeline's.
@@ -25,6 +27,10 @@ struct RunDirectory {
   std::string rank_log(int rank) const { return logs_dir() + "/rank" + std::to_string(rank) + ".log"; }
   std::string checkpoints_dir() const { return root + "/checkpoints"; }
   std::string embedding_dir() const { return root + "/embedding"; }
+  // The run's latent scale: here also when ldm.embedding_dir names another
+  // folder, which is an input (NVIDIA's embeddings, a read-only share) that
+  // nothing derived is written into (issue 50 item 7).
+  std::string scale_factor_file() const { return embedding_dir() + "/" + k_scale_factor_file; }
   std::string output_dir() const { return root + "/output"; }
   std::string tensorboard_dir() const { return root + "/tb"; }
   std::string last_checkpoint() const { return checkpoints_dir() + "/" + k_last_checkpoint_file; }

@@ -15,6 +15,7 @@
 #include "config/network_size.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
+#include "run/run_lock.hpp"
 #include "state/tensor_file.hpp"
 #include "volume/volume_io.hpp"
 
@@ -72,6 +73,25 @@ std::string train_tiny_run(const test::TempDir& dir, const std::string& job, int
   if (fs::is_directory(dir / "runs"))
     for (const auto& run : fs::directory_iterator(dir / "runs")) run_dir = run.path().string();
   return r.exit_code == 0 ? run_dir : std::string();
+}
+
+std::string host_name() {
+  char buffer[256] = {};
+  ::gethostname(buffer, sizeof(buffer) - 1);
+  return buffer;
+}
+
+std::string only_run(const test::TempDir& dir) {
+  std::string run;
+  if (fs::is_directory(dir / "runs"))
+    for (const auto& entry : fs::directory_iterator(dir / "runs")) run = entry.path().string();
+  return run;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
 }
 
 }  // namespace
@@ -442,4 +462,55 @@ TEST(EngineCli, ASlurmRestartCountResumesTheNewestRunOfTheJob) {
   for ([[maybe_unused]] const auto& run : fs::directory_iterator(dir / "runs")) ++runs;
   EXPECT_EQ(runs, 1) << "no second run directory";
   EXPECT_NE(test::read_bytes(run_dir + "/logs/rank0.log").find("resumed from"), std::string::npos);
+}
+
+// Issue 50 item 6: two writers of one run. A second `train --resume RUN`
+// (or `generate RUN`) of a run that is training was accepted: both wrote
+// events.jsonl and last.safetensors. Now the second is refused naming the
+// first one's pid and host, and a resume after a kill takes the dead
+// process's lock over with a note.
+TEST(EngineCli, ASecondTrainOrGenerateOfARunThatIsTrainingIsRefusedNamingItsPidAndHost) {
+  test::TempDir dir("cli_lock");
+  const std::string job = write_job(dir);
+  test::ChildProcess first({engine_binary(), "train", job, "training.max_steps=100000", "--no-progress"},
+                           dir.path().string());
+  std::string run;
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        run = only_run(dir);
+        return !run.empty() && fs::exists(run + "/events.jsonl") &&
+               test::read_bytes(run + "/events.jsonl").find("\"train/loss\"") != std::string::npos;
+      },
+      std::chrono::seconds(60)));
+  const std::string holder = "pid " + std::to_string(first.pid()) + " on host " + host_name();
+  const auto resume =
+      run_process({engine_binary(), "train", job, "--resume", run, "--no-progress"}, dir.path().string());
+  EXPECT_EQ(resume.exit_code, 2) << resume.err;
+  EXPECT_NE(resume.err.find(holder), std::string::npos) << resume.err;
+  const auto generate = run_process({engine_binary(), "generate", run}, dir.path().string());
+  EXPECT_EQ(generate.exit_code, 2) << generate.err;
+  EXPECT_NE(generate.err.find(holder), std::string::npos) << generate.err;
+  ::kill(first.pid(), SIGINT);
+  const auto ended = first.wait();
+  EXPECT_EQ(ended.exit_code, 130) << ended.err;
+  EXPECT_EQ(count(test::read_bytes(run + "/events.jsonl"), "\"run_started\""), 1u) << "a second writer started";
+  EXPECT_FALSE(fs::exists(run_lock_record_file(run))) << "the lock's record outlived its holder";
+}
+
+TEST(EngineCli, AResumeAfterAKillTakesTheDeadProcessesLockOverWithANote) {
+  test::TempDir dir("cli_lock");
+  const std::string job = write_job(dir);
+  // Rank 0 SIGKILLs itself after step 4 (a checkpoint at step 3 is on disk): its lock.json stays.
+  const auto killed =
+      run_process({engine_binary(), "train", job, "--test-kill-self", "0:4", "--no-progress"}, dir.path().string());
+  ASSERT_EQ(killed.signal, SIGKILL) << killed.err;
+  const std::string run = only_run(dir);
+  ASSERT_TRUE(fs::exists(run_lock_record_file(run)));
+  const std::string dead = test::read_bytes(run_lock_record_file(run));
+  const auto resumed =
+      run_process({engine_binary(), "train", job, "--resume", run, "--no-progress"}, dir.path().string());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("taking over the lock of " + run), std::string::npos) << resumed.err;
+  EXPECT_NE(resumed.err.find("on host " + host_name()), std::string::npos) << resumed.err;
+  EXPECT_FALSE(fs::exists(run_lock_record_file(run)));
 }

@@ -119,6 +119,23 @@ TEST(CaseListing, ADatalistListsTheSameCasesWithPathsUnderItsRoot) {
       std::string::npos);
 }
 
+// Issue 50 item 9: a case id names generate's output folder OUTPUT/<id>/; a
+// datalist entry whose file is "...nii.gz" gave the id "..", and the
+// translation landed beside the output folder. "." and ".." are refused,
+// naming the datalist and the entry.
+TEST(CaseListing, ADatalistEntryWhoseCaseIdIsDotOrDotDotIsRefusedNamingTheEntry) {
+  test::TempDir dir("brats-datalist-dots");
+  for (const char* name : {"...nii.gz", "..nii.gz", "fine.nii.gz"}) test::write_bytes(dir / name, "not read here");
+  const std::string json = (dir / "datalist.json").string();
+  for (const auto& [file, id] : {std::pair<std::string, std::string>{"...nii.gz", ".."}, {"..nii.gz", "."}}) {
+    std::ofstream(json) << R"({"training": [{"image": "fine.nii.gz"}, {"image": ")" + file + R"("}]})";
+    const std::string message = error_of([&] { read_datalist(json, "training", ""); });
+    EXPECT_NE(message.find(json + ": training[1]: gives the case id '" + id + "'"), std::string::npos) << message;
+  }
+  std::ofstream(json) << R"({"training": [{"image": "fine.nii.gz"}]})";
+  EXPECT_EQ(read_datalist(json, "training", "").front().id, "fine");
+}
+
 TEST(CaseListing, BratsFolderIsAJobDataPathNotNoVolumes) {
   // The issue's first failure: `--data /datasets/BraTS2023` gave "no volume files".
   test::TempDir dir("brats-validate");

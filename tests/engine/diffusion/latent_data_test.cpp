@@ -38,14 +38,15 @@ TEST(LatentFiles, RoundTripKeepsTensorAndMetadataAndFiltersBySplit) {
   auto latents = make_latents(3);
   latents[2].split = "val";
   for (const auto& r : latents) write_latent(dir.path().string(), r);
-  write_scale_factor(dir.path().string(), 0.25, 4.0);
+  const std::string scale_file = (dir / "scale_factor.json").string();
+  write_scale_factor(scale_file, 0.25, 4.0);
   auto train = read_latents(dir.path().string(), "train");
   ASSERT_EQ(train.size(), 2u);
   EXPECT_EQ(train[1].id, "train-1");
   EXPECT_TRUE(at::equal(train[1].latent, latents[1].latent));
   EXPECT_EQ(train[1].image_spacing[0], 2.0);
   EXPECT_EQ(read_latents(dir.path().string(), "val").size(), 1u);
-  EXPECT_DOUBLE_EQ(read_scale_factor(dir.path().string()), 0.25);
+  EXPECT_DOUBLE_EQ(read_scale_factor(scale_file), 0.25);
   fs::remove(dir / "train-0_emb.json");
   try {
     read_latents(dir.path().string(), "");

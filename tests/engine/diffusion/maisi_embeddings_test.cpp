@@ -8,6 +8,8 @@
 
 #include <ATen/ATen.h>
 
+#include <unistd.h>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -167,10 +169,83 @@ TEST(MaisiEmbeddings, AFolderOfNvGeneratesFilesTrainsAsItIs) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const RunDirectory run{only_run_in(dir / "runs").string()};
   EXPECT_EQ(count_metric(run.stage(k_diffusion_stage).events_file(), "train/diffusion_loss"), 3u);
-  // Nothing was encoded into NVIDIA's folder; the latent scale was added.
+  // Nothing was encoded into NVIDIA's folder, and its latent scale is the run's (issue 50 item 7).
   for (const auto& e : fs::recursive_directory_iterator(folder))
     EXPECT_FALSE(e.path().string().ends_with(".safetensors")) << e.path();
-  EXPECT_TRUE(fs::exists(folder / "scale_factor.json"));
+  EXPECT_FALSE(fs::exists(folder / "scale_factor.json"));
+  EXPECT_GT(read_scale_factor(run.scale_factor_file()), 0.0);
+}
+
+// Issue 50 item 7: training wrote scale_factor.json into NVIDIA's folder (9
+// of 17 folders gained one), so a read-only folder could not be trained on.
+// The folder is an input: it trains read-only and is left as it was.
+TEST(MaisiEmbeddings, AReadOnlyFolderOfNvGeneratesFilesTrainsAndIsLeftAsItWas) {
+  test::TempDir dir("maisi-embeddings-ro");
+  const std::string imported = import_run(dir);
+  const fs::path folder = dir / "embeddings";
+  const auto gen = at::make_generator<at::CPUGeneratorImpl>(6);
+  for (int i = 0; i < 3; ++i)
+    write_nv_generate_embedding(folder / ("case_" + std::to_string(i) + "_emb.nii.gz"), at::randn({4, 8, 4, 12}, gen),
+                                {{"dim", {8, 4, 12}}, {"spacing", {1.5, 1.2, 2.0}}, {"modality", "ct"}});
+  std::vector<std::string> before;
+  for (const auto& e : fs::recursive_directory_iterator(folder)) before.push_back(e.path().string());
+  // Root ignores permission bits (CI runs as root): a read-only bind mount then.
+  fs::path input = folder;
+  struct Unmount {
+    fs::path at;
+    ~Unmount() {
+      if (!at.empty()) test::run_process({"/bin/umount", at.string()}, "/");
+    }
+  } unmount;
+  if (::geteuid() == 0) {
+    input = dir / "read-only";
+    fs::create_directories(input);
+    const auto mounted =
+        test::run_process({"/bin/sh", "-c", "mount --bind \"$0\" \"$1\" && mount -o remount,bind,ro \"$1\" 2>&1",
+                           folder.string(), input.string()},
+                          "/");
+    if (mounted.exit_code != 0) GTEST_SKIP() << "cannot bind-mount read-only here: " << mounted.out << mounted.err;
+    unmount.at = input;
+  } else {
+    for (const auto& e : fs::recursive_directory_iterator(folder))
+      fs::permissions(e.path(), fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                      fs::perm_options::remove);
+    fs::permissions(folder, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                    fs::perm_options::remove);
+  }
+  const auto r = test::run_process(
+      train_args(imported, dir, {"training.max_steps=2", "ldm.embedding_dir=" + input.string()}), dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> after;
+  for (const auto& e : fs::recursive_directory_iterator(folder)) after.push_back(e.path().string());
+  EXPECT_EQ(after, before) << "the input folder was written to";
+  const RunDirectory run{only_run_in(dir / "runs").string()};
+  EXPECT_GT(read_scale_factor(run.scale_factor_file()), 0.0);
+}
+
+// Issue 50 item 7: a scale_factor.json saying 1e300 ended in "training
+// diverged" naming no file; 0 and -1 were refused without the value. Now each
+// is refused naming the file and the value, as export-maisi reads it.
+TEST(MaisiEmbeddings, AnOutOfRangeScaleFactorIsRefusedNamingTheFileAndTheValue) {
+  test::TempDir dir("maisi-embeddings-scale");
+  const RunDirectory run{import_run(dir)};
+  for (const std::string value : {"1e300", "0", "-1", "1e-300"}) {
+    test::write_bytes(run.scale_factor_file(), R"({"scale_factor": )" + value + R"(, "latent_std": 1.0})");
+    const auto r = test::run_process(
+        {test::engine_binary(), "export-maisi", run.root, (dir / ("out" + value)).string()}, dir.path().string());
+    EXPECT_EQ(r.exit_code, 3) << value << ": " << r.err;
+    EXPECT_NE(
+        r.err.find(run.scale_factor_file() + ": scale_factor " + nlohmann::json::parse(value).dump() + " is outside"),
+        std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(dir / ("out" + value) / "models" / "diff_unet_3d_rflow-ct.pt")) << value;
+  }
+  // JSON has no NaN: the text "NaN" is not JSON, refused naming the file.
+  test::write_bytes(run.scale_factor_file(), R"({"scale_factor": NaN})");
+  const auto nan = test::run_process({test::engine_binary(), "export-maisi", run.root, (dir / "outnan").string()},
+                                     dir.path().string());
+  EXPECT_EQ(nan.exit_code, 3) << nan.err;
+  EXPECT_NE(nan.err.find(run.scale_factor_file()), std::string::npos) << nan.err;
 }
 
 TEST(MaisiEmbeddings, AnUnusableFolderIsRefusedNamingTheFile) {

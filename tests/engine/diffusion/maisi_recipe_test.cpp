@@ -228,13 +228,12 @@ TEST(MaisiRecipe, OneStepsLossIsNvGeneratesL1OnTheSameBatchNoiseAndTimestep) {
   const auto gen = at::make_generator<at::CPUGeneratorImpl>(11);
   write_nv_generate_embedding(folder / "case_emb.nii.gz", at::randn({4, 8, 4, 12}, gen),
                               {{"spacing", {1.5, 1.2, 2.0}}, {"modality", "ct"}});
-  write_scale_factor(folder.string(), 0.8, 1.25);  // what the pipeline's diffusion stage writes before training
   std::map<std::string, double> losses;
   for (const std::string kind : {"l1", "mse"}) {
     JobSpec job = load_job_file_with_overrides(RunDirectory{run}.job_file(),
                                                {"ldm.embedding_dir=" + folder.string(), "ldm.diffusion_loss=" + kind});
     job.training.batch_size = 1;
-    LdmTask task(job);
+    LdmTask task(job, 0.8);  // the scale the pipeline's encode stage passes
     auto data = task.make_data(RunShard{});
     data->batches().start_epoch(0);
     const auto batch = data->batches().next();
@@ -285,7 +284,6 @@ JobSpec controlnet_job_on_one_pair(const test::TempDir& dir, const at::Tensor& l
   record.latent = at::randn({4, 8, 4, 12}, at::make_generator<at::CPUGeneratorImpl>(seed));
   write_latent(folder.string(), record);
   write_label(folder.string(), record.id, label);
-  write_scale_factor(folder.string(), 0.8, 1.25);
   std::vector<std::string> all{"task=controlnet",
                                "ldm.diffusion_init=" + imported.stage(k_diffusion_stage).last_checkpoint(),
                                "ldm.controlnet_config=" + imported.stage(k_controlnet_stage).network_config_file(),
@@ -366,7 +364,7 @@ TEST(MaisiRecipe, TheControlNetStepsLossIsNvGeneratesWeightedL1) {
   const JobSpec job = controlnet_job_on_one_pair(
       dir, label, 21, {"ldm.controlnet_weighted_loss=5", "ldm.controlnet_weighted_labels=[5]"});
   ASSERT_EQ(job.ldm.diffusion_loss, "l1");
-  ControlNetTask task(job);
+  ControlNetTask task(job, 0.8);  // the latent scale the run's encode stage found
   at::NoGradGuard no_grad;
   at::Tensor x0;
   std::vector<std::uint64_t> keys;
@@ -404,7 +402,7 @@ TEST(MaisiRecipe, TheControlNetStepsRegionContrastiveLossIsNvGenerates) {
       {"ldm.controlnet_weighted_loss=5", "ldm.controlnet_weighted_labels=[26]",
        "ldm.controlnet_region_contrastive=true", "ldm.controlnet_region_contrastive_delta=0.05",
        "ldm.controlnet_region_contrastive_weight=0.5"});
-  ControlNetTask task(job);
+  ControlNetTask task(job, 0.8);  // the latent scale the run's encode stage found
   at::NoGradGuard no_grad;
   auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
   for (auto& p : task.modules().front().module->named_parameters())

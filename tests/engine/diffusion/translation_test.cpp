@@ -40,34 +40,37 @@ using test::only_run_in;
 std::string template_file() { return std::string(MEDSYNTH_SOURCE_DIR) + "/resources/jobs/fast-ddpm-brats.yaml"; }
 
 // The template at miniature size: 30 steps of 16^3 patches, 2 ranks.
-test::ProcessResult train_on(const std::string& data, const fs::path& runs, const fs::path& cwd) {
-  return test::run_process({test::engine_binary(),
-                            "launch",
-                            "--nproc-per-node",
-                            "2",
-                            "train",
-                            template_file(),
-                            test::k_on_cpu,
-                            "--data",
-                            data,
-                            "model.diffusion_unet.channels=[8,16]",
-                            "model.diffusion_unet.num_res_blocks=[1,1]",
-                            "model.diffusion_unet.attention_levels=[false,false]",
-                            "model.diffusion_unet.num_head_channels=[0,0]",
-                            "model.diffusion_unet.norm_num_groups=4",
-                            "data.patch_size=[16,16,16]",
-                            "data.val_fraction=0.25",
-                            "data.num_workers=0",
-                            "training.max_steps=30",
-                            "training.gradient_accumulation_steps=1",
-                            "training.lr=2e-3",
-                            "training.val_every_steps=10",
-                            "training.val_max_volumes=1",
-                            "output.log_every_steps=1",
-                            "--runs-dir",
-                            runs.string(),
-                            "--quiet"},
-                           cwd.string());
+// `more`: overrides after the template's (the later wins).
+test::ProcessResult train_on(const std::string& data, const fs::path& runs, const fs::path& cwd,
+                             const std::vector<std::string>& more = {}) {
+  std::vector<std::string> args{test::engine_binary(),
+                                "launch",
+                                "--nproc-per-node",
+                                "2",
+                                "train",
+                                template_file(),
+                                test::k_on_cpu,
+                                "--data",
+                                data,
+                                "model.diffusion_unet.channels=[8,16]",
+                                "model.diffusion_unet.num_res_blocks=[1,1]",
+                                "model.diffusion_unet.attention_levels=[false,false]",
+                                "model.diffusion_unet.num_head_channels=[0,0]",
+                                "model.diffusion_unet.norm_num_groups=4",
+                                "data.patch_size=[16,16,16]",
+                                "data.val_fraction=0.25",
+                                "data.num_workers=0",
+                                "training.max_steps=30",
+                                "training.gradient_accumulation_steps=1",
+                                "training.lr=2e-3",
+                                "training.val_every_steps=10",
+                                "training.val_max_volumes=1",
+                                "output.log_every_steps=1",
+                                "--runs-dir",
+                                runs.string(),
+                                "--quiet"};
+  args.insert(args.end(), more.begin(), more.end());
+  return test::run_process(args, cwd.string());
 }
 
 // The run learnt and reported the translated FLAIR's quality.
@@ -122,6 +125,40 @@ TEST(Translation, Brats2023CasesTrainOnTwoRanksAndGenerateEachCasesFlair) {
     EXPECT_LE(*hi, 1.0f);
     EXPECT_GT(*hi - *lo, 0.1f) << "a flat translation";
   }
+}
+
+// Issue 50 item 9: with --output-dir the data folder, generate replaced each
+// case's real FLAIR with its translation (exit 0). An input is never
+// replaced; an earlier translation only with --overwrite.
+TEST(Translation, GenerateNeverReplacesAnInputAndItsOwnOutputsOnlyWithOverwrite) {
+  test::TempDir dir("translation-overwrite");
+  test::write_brats_folder(dir / "BraTS2023", test::BratsNaming::brats2023, 4);
+  const auto r = train_on((dir / "BraTS2023").string(), dir / "runs", dir.path(),
+                          {"training.max_steps=2", "training.val_every_steps=2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const RunDirectory run{only_run_in(dir / "runs").string()};
+  const std::string id = test::brats_case_id(test::BratsNaming::brats2023, 0);
+  const fs::path real = dir / "BraTS2023" / id / (id + "-t2f.nii.gz");
+  const std::string bytes = test::read_bytes(real);
+  for (const bool overwrite : {false, true}) {
+    std::vector<std::string> args{test::engine_binary(), "generate", run.root, "--output-dir",
+                                  (dir / "BraTS2023").string()};
+    if (overwrite) args.push_back("--overwrite");
+    const auto g = test::run_process(args, dir.path().string());
+    EXPECT_EQ(g.exit_code, 2) << g.err;
+    EXPECT_NE(g.err.find(real.string() + " is an input (case " + id + "'s t2f)"), std::string::npos) << g.err;
+    EXPECT_TRUE(test::read_bytes(real) == bytes) << "the real FLAIR was replaced";
+  }
+  const auto first = test::run_process({test::engine_binary(), "generate", run.root}, dir.path().string());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const fs::path translated = fs::path(run.output_dir()) / id / (id + "-t2f.nii.gz");
+  const auto again = test::run_process({test::engine_binary(), "generate", run.root}, dir.path().string());
+  EXPECT_EQ(again.exit_code, 2) << again.err;
+  EXPECT_NE(again.err.find(translated.string() + " exists; --overwrite replaces it"), std::string::npos) << again.err;
+  const auto replaced =
+      test::run_process({test::engine_binary(), "generate", run.root, "--overwrite"}, dir.path().string());
+  EXPECT_EQ(replaced.exit_code, 0) << replaced.err;
+  EXPECT_TRUE(fs::exists(translated));
 }
 
 TEST(Translation, Brats2021NamesTrainTheSameJobAndNameTheirOutputsTheirWay) {
