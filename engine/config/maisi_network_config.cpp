@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -236,9 +235,8 @@ SchedulerOptions read_scheduler(Section s, const std::string& path) {
 }  // namespace
 
 MaisiNetworkConfig read_maisi_network_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw DataError(path, "cannot be opened (NV-Generate's configs/config_network_rflow.json or _ddpm.json)");
-  const Json root = parse_bounded_json(in, path);
+  const Json root = read_bounded_json_file(
+      path, k_document_json_cap, "cannot be opened (NV-Generate's configs/config_network_rflow.json or _ddpm.json)");
   for (const char* key : {"autoencoder_def", "diffusion_unet_def", "noise_scheduler"})
     if (!root.contains(key) || !root[key].is_object()) throw DataError(path, std::string("has no '") + key + "' object");
   MaisiNetworkConfig c;

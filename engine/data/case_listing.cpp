@@ -4,7 +4,6 @@
 #include <array>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "core/bounded_json.hpp"
@@ -139,9 +138,7 @@ std::vector<CaseEntry> list_case_folder(const std::string& folder, const std::st
 }
 
 std::vector<CaseEntry> read_datalist(const std::string& json_path, const std::string& key, const std::string& root) {
-  std::ifstream in(json_path, std::ios::binary);
-  if (!in) throw DataError(json_path, "cannot open the datalist");
-  const nlohmann::json doc = parse_bounded_json(in, json_path);
+  const nlohmann::json doc = read_bounded_json_file(json_path, k_case_list_json_cap, "cannot open the datalist");
   if (!doc.is_object() || !doc.contains(key))
     throw DataError(json_path, "has no list '" + key + "' (data.datalist_key; MONAI datalists hold \"training\")");
   const nlohmann::json& list = doc.at(key);

@@ -201,7 +201,7 @@ PreparedLabel prepare_label(const Volume& segmentation, const std::string& sourc
                              std::to_string(out.dropped[id]) + " voxels) has no MAISI CT class: set to 0");
   if (!has_body) out.envelope = add_body_envelope(out.label, image, source);
 
-  if (options.spacing) out.label = resample_to_spacing(out.label, *options.spacing, Interpolation::nearest);
+  if (options.spacing) out.label = resample_to_spacing(out.label, *options.spacing, Interpolation::nearest, source);
   if (options.size) out.label = crop_or_pad(out.label, *options.size);
   for (const float v : out.label.voxels)
     if (v != 0.0f) ++out.classes[static_cast<int>(v)];

@@ -1,8 +1,6 @@
 #include "data/label_vocabulary.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -61,11 +59,8 @@ LabelMapping builtin_mapping(const char* text) {
 LabelMapping user_mapping(const std::string& file) {
   if (!std::filesystem::is_regular_file(file))
     throw UsageError("--from: '" + file + "' is neither totalsegmentator, vista3d nor a JSON file");
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  // A stranger's file, perhaps: nesting is bounded before anything recurses.
-  const Json table = parse_bounded_json(text.str(), file);
+  // A stranger's file, perhaps: its size and nesting are bounded before anything recurses.
+  const Json table = read_bounded_json_file(file, k_document_json_cap, "cannot open the label map");
   if (!table.is_object() || table.empty())
     throw DataError(file, "expected an object {\"<source id>\": <MAISI id or class name>, ...}");
   LabelMapping m;

@@ -18,7 +18,7 @@ Volume preprocess_volume(Volume volume, const DataSpec& spec, const std::string&
 
   // NV-Generate's order for MAISI data: orientation, intensity, resize.
   if (!spec.orientation.empty()) volume = reorient(volume, spec.orientation);
-  if (spec.target_spacing) volume = resample_to_spacing(volume, *spec.target_spacing);
+  if (spec.target_spacing) volume = resample_to_spacing(volume, *spec.target_spacing, Interpolation::linear, name);
   if (spec.modality == Modality::ct) {
     apply_ct_window(volume, spec.ct_window[0], spec.ct_window[1]);
   } else {
@@ -30,7 +30,7 @@ Volume preprocess_volume(Volume volume, const DataSpec& spec, const std::string&
 Volume preprocess_label(Volume label, const DataSpec& spec, const std::string& name) {
   if (label.voxel_count() == 0 || label.voxels.size() != label.voxel_count()) throw DataError(name, "empty label map");
   if (!spec.orientation.empty()) label = reorient(label, spec.orientation);
-  if (spec.target_spacing) label = resample_to_spacing(label, *spec.target_spacing, Interpolation::nearest);
+  if (spec.target_spacing) label = resample_to_spacing(label, *spec.target_spacing, Interpolation::nearest, name);
   return resize_to_multiple(label, spec.size_multiple, Interpolation::nearest);
 }
 

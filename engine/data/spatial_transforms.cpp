@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "volume/volume_io.hpp"
 
 namespace medsynth {
 namespace {
@@ -48,23 +50,41 @@ Volume resample_axis(const Volume& in, int axis, std::size_t new_n, double step,
   return out;
 }
 
+// "24x24x24" or "1e+06x1e+06x1e+06": a triple as messages show it.
+std::string triple_text(const std::array<double, 3>& v) {
+  char text[96];
+  std::snprintf(text, sizeof text, "%gx%gx%g", v[0], v[1], v[2]);
+  return text;
+}
+
 }  // namespace
 
-Volume resample_to_spacing(const Volume& volume, const std::array<double, 3>& spacing, Interpolation mode) {
+Volume resample_to_spacing(const Volume& volume, const std::array<double, 3>& spacing, Interpolation mode,
+                           const std::string& source) {
   for (double s : spacing) {
     if (!(s > 0.0) || !std::isfinite(s)) {
       throw ConfigError({{"data.target_spacing", "every spacing must be finite and > 0 (got " + std::to_string(s) + ")"}});
     }
   }
+  // Every axis's new length first, and the grid after each axis checked
+  // against the cap, before anything is allocated. In double: a length from
+  // a hostile spacing may not fit 64 bits.
+  const std::uint64_t cap = VolumeReadOptions{}.max_voxels;
+  std::array<double, 3> grid{double(volume.size[0]), double(volume.size[1]), double(volume.size[2])};
+  std::array<double, 3> ratio{0, 0, 0};  // input voxels per output voxel; 0: the axis stays
+  for (int axis = 0; axis < 3; ++axis) {
+    if (volume.size[axis] == 0 || volume.spacing[axis] == spacing[axis]) continue;
+    ratio[axis] = spacing[axis] / volume.spacing[axis];
+    grid[axis] = std::max(1.0, std::round(double(volume.size[axis]) / ratio[axis]));
+    if (grid[0] * grid[1] * grid[2] > double(cap))
+      throw DataError(source, "resampling its " + triple_text(volume.spacing) + " mm voxels to " +
+                                  triple_text(spacing) + " mm would make " + triple_text(grid) +
+                                  " voxels, over the cap of " + std::to_string(cap) +
+                                  " that reading holds every volume to");
+  }
   Volume out = volume;
   for (int axis = 0; axis < 3; ++axis) {
-    if (out.size[axis] == 0 || out.spacing[axis] == spacing[axis]) {
-      out.spacing[axis] = spacing[axis];
-      continue;
-    }
-    const double ratio = spacing[axis] / out.spacing[axis];  // input voxels per output voxel
-    const auto new_n = static_cast<std::size_t>(std::max(1.0, std::round(double(out.size[axis]) / ratio)));
-    out = resample_axis(out, axis, new_n, ratio, 0.0, mode);
+    if (ratio[axis] > 0) out = resample_axis(out, axis, static_cast<std::size_t>(grid[axis]), ratio[axis], 0.0, mode);
     out.spacing[axis] = spacing[axis];
   }
   return out;

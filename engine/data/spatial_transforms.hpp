@@ -28,9 +28,12 @@ enum class Interpolation { linear, nearest };
 // the direction are kept; the new size is round(size * old / new) (at least
 // 1), which keeps the physical extent up to one new voxel. Samples beyond the
 // last input voxel take the edge value. Throws ConfigError (data.target_spacing)
-// for a spacing that is not finite and > 0.
+// for a spacing that is not finite and > 0, and DataError(source, ...) before
+// allocating when the output (or the grid after any one axis) would hold more
+// voxels than reading allows (VolumeReadOptions::max_voxels): a file's
+// spacing sizes the output, and a 24^3 map of 1e6 mm voxels asked for 55 GB.
 Volume resample_to_spacing(const Volume& volume, const std::array<double, 3>& spacing,
-                           Interpolation mode = Interpolation::linear);
+                           Interpolation mode = Interpolation::linear, const std::string& source = "the volume");
 
 // Each axis resized (linear interpolation as torch's trilinear without
 // align_corners, MONAI's Resized) to the nearest multiple of `multiple`

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -20,10 +19,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-Json read_json_file(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw DataError(path.string(), "cannot open it");
-  return parse_bounded_json(in, path.string());
+Json read_json_file(const fs::path& path, const JsonByteCap& cap) {
+  return read_bounded_json_file(path.string(), cap, "cannot open it");
 }
 
 // ..._image.nii.gz -> ..._quality.json (generate --quality-check's report).
@@ -35,7 +32,7 @@ fs::path quality_report_of(const fs::path& image) {
 
 void read_quality(const fs::path& report, DatasetCardPair& pair) {
   if (!fs::exists(report)) return;
-  const Json q = read_json_file(report);
+  const Json q = read_json_file(report, k_document_json_cap);
   if (!q.contains("passed") || !q["passed"].is_boolean() || !q.contains("tries") || !q["tries"].is_array())
     throw DataError(report.string(), "not a quality report of generate --quality-check (passed, tries)");
   pair.quality_passed = q["passed"].get<bool>();
@@ -55,7 +52,7 @@ double audit_ratio(const Json& c, const char* key) {
 
 // The memorization cases of an evaluation.json by generated file name.
 void read_memorization(const fs::path& evaluation, std::vector<DatasetCardPair>& pairs) {
-  const Json e = read_json_file(evaluation);
+  const Json e = read_json_file(evaluation, k_case_list_json_cap);  // one memorization case per generated volume
   if (!e.contains("memorization") || !e["memorization"].is_object()) return;  // evaluated without --train
   for (const auto& c : e["memorization"].value("cases", Json::array())) {
     const std::string generated = fs::path(c.value("generated", std::string())).filename().string();

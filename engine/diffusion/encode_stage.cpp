@@ -145,7 +145,9 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
   if (rank == 0) {
     if (job.ldm.scale_factor > 0 || !fs::exists(o.scale_factor_file)) {
       double sum = 0, sq = 0, n = 0;
-      for (const auto& r : read_latents(o.embedding_dir, "train")) {
+      // Each latent checked as it is read: a wrong folder fails at its first
+      // file, not after every latent is in memory (issue 50 item 8).
+      for (const auto& r : read_latents(o.embedding_dir, "train", latent_requirements(job))) {
         auto d = r.latent.to(at::kDouble);
         sum += d.sum().item<double>();
         sq += (d * d).sum().item<double>();

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "config/job_spec.hpp"
+#include "config/maisi_models.hpp"
 #include "core/error.hpp"
 #include "diffusion/maisi_embedding_files.hpp"
 #include "state/tensor_file.hpp"
@@ -23,12 +23,30 @@ namespace {
 constexpr const char* suffix = "_emb.safetensors";
 
 nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw DataError(path, "cannot open (the latent's metadata is missing)");
-  return parse_bounded_json(in, path);
+  return read_bounded_json_file(path, k_document_json_cap, "cannot open (the latent's metadata is missing)");
 }
 
 }  // namespace
+
+LatentRequirements latent_requirements(const JobSpec& job) {
+  LatentRequirements required;
+  required.channels = ldm_latent_channels(job);
+  required.channels_field =
+      job.ldm.first_stage == "vqgan" ? "model.vqgan.embedding_dim" : "model.autoencoder.latent_channels";
+  required.num_class_embeds = job.model.diffusion_unet.num_class_embeds;
+  return required;
+}
+
+void check_latent(const LatentRecord& r, const LatentRequirements& required) {
+  if (required.channels > 0 && r.latent.defined() && r.latent.size(0) != required.channels)
+    throw DataError(r.file, "has " + std::to_string(r.latent.size(0)) + " channels; " + required.channels_field +
+                                " is " + std::to_string(required.channels));
+  if (required.num_class_embeds > 0 && r.modality >= required.num_class_embeds)
+    throw DataError(r.file + ".json", "modality class " + std::to_string(r.modality) + " (" +
+                                          maisi_modality_name(r.modality) + ") is beyond the UNet's " +
+                                          std::to_string(required.num_class_embeds) +
+                                          " classes (model.diffusion_unet.num_class_embeds)");
+}
 
 std::string latent_path(const std::string& dir, const std::string& id) { return dir + "/" + id + suffix; }
 
@@ -49,7 +67,8 @@ void write_latent(const std::string& dir, const LatentRecord& r) {
   write_tensor_file(latent_path(dir, r.id), file);
 }
 
-std::vector<LatentRecord> read_latents(const std::string& dir, const std::string& split) {
+std::vector<LatentRecord> read_latents(const std::string& dir, const std::string& split,
+                                       const LatentRequirements& required) {
   if (!fs::is_directory(dir)) throw DataError(dir, "is not a folder of latents (run the encode stage first)");
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -58,7 +77,7 @@ std::vector<LatentRecord> read_latents(const std::string& dir, const std::string
   }
   std::sort(files.begin(), files.end());
   std::vector<LatentRecord> out;
-  if (files.empty() && holds_only_maisi_embeddings(dir)) out = read_maisi_embeddings(dir, split);
+  if (files.empty() && holds_only_maisi_embeddings(dir)) out = read_maisi_embeddings(dir, split, required);
   for (const auto& path : files) {
     const std::string json_path = path.substr(0, path.size() - std::string(".safetensors").size()) + ".json";
     const auto meta = read_json(json_path);
@@ -78,6 +97,7 @@ std::vector<LatentRecord> read_latents(const std::string& dir, const std::string
     if (it == file.tensors.end() || it->second.dim() != 4) throw DataError(path, "holds no 4-D tensor named 'latent'");
     r.latent = it->second;
     r.file = path;
+    check_latent(r, required);
     out.push_back(std::move(r));
   }
   if (out.empty())

@@ -18,6 +18,8 @@
 
 namespace medsynth {
 
+struct JobSpec;
+
 struct LatentRecord {
   std::string id;                       // the image's dataset id
   std::string split;                    // "train" | "val"
@@ -35,15 +37,37 @@ struct LatentRecord {
   int modality = -1;
 };
 
+// What every latent of a folder must be, checked on each file as soon as it
+// is read, so that a folder of wrong latents is refused at its first bad file
+// and not after all of them are in memory (issue 50 item 8: seven 1.1 MB
+// files took 14 s and 2 GB before the channel error).
+struct LatentRequirements {
+  std::int64_t channels = 0;   // 0: any
+  std::string channels_field;  // the job field that sets `channels`, for the message
+  int num_class_embeds = 0;    // > 0: a latent's modality class (when it names one) must be below it
+};
+
+// What the job's diffusion UNet takes: the first stage's latent channels and
+// the UNet's class count. The encode stage (reading a folder for its scale
+// factor) and the LDM task read every folder with it.
+LatentRequirements latent_requirements(const JobSpec& job);
+
+// DataError naming the file (its .json for the modality) when `record` is not
+// what `required` asks for.
+void check_latent(const LatentRecord& record, const LatentRequirements& required);
+
 std::string latent_path(const std::string& dir, const std::string& id);
 
 // Writes the latent and its .json atomically.
 void write_latent(const std::string& dir, const LatentRecord& record);
 // Reads every <id>_emb.safetensors of `dir` whose .json says `split` ("" = all),
 // sorted by id. A folder with none of those but NV-Generate's *_emb.nii.gz is
-// read in that layout instead (maisi_embedding_files.hpp). DataError naming
-// the file for a malformed pair; DataError when the folder holds none.
-std::vector<LatentRecord> read_latents(const std::string& dir, const std::string& split);
+// read in that layout instead (maisi_embedding_files.hpp). Each latent is
+// checked against `required` before the next file is read. DataError naming
+// the file for a malformed pair or a latent `required` refuses; DataError
+// when the folder holds none.
+std::vector<LatentRecord> read_latents(const std::string& dir, const std::string& split,
+                                       const LatentRequirements& required = {});
 
 // The latent scale file (scale_factor.json: scale_factor, latent_std).
 // Both refuse a scale outside [k_min_scale_factor, k_max_scale_factor]

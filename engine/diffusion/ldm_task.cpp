@@ -2,7 +2,6 @@
 
 #include <ATen/ATen.h>
 
-#include "config/maisi_models.hpp"
 #include "core/error.hpp"
 #include "data/counter_rng.hpp"
 #include "metrics/losses.hpp"
@@ -94,18 +93,8 @@ std::unique_ptr<TrainingData> LdmTask::make_data(const RunShard& shard) {
   o.rank = shard.rank;
   o.world_size = shard.world_size;
   o.scale_factor = scale_;
-  auto latents = read_latents(job_.ldm.embedding_dir, "train");
+  auto latents = read_latents(job_.ldm.embedding_dir, "train", latent_requirements(job_));
   for (const auto& r : latents) {
-    if (r.latent.size(0) != ldm_latent_channels(job_))
-      throw DataError(r.file, "has " + std::to_string(r.latent.size(0)) + " channels; " +
-                                  (job_.ldm.first_stage == "vqgan" ? "model.vqgan.embedding_dim"
-                                                                   : "model.autoencoder.latent_channels") +
-                                  " is " + std::to_string(ldm_latent_channels(job_)));
-    if (job_.model.diffusion_unet.num_class_embeds > 0 && r.modality >= job_.model.diffusion_unet.num_class_embeds)
-      throw DataError(r.file + ".json", "modality class " + std::to_string(r.modality) + " (" +
-                                            maisi_modality_name(r.modality) + ") is beyond the UNet's " +
-                                            std::to_string(job_.model.diffusion_unet.num_class_embeds) +
-                                            " classes (model.diffusion_unet.num_class_embeds)");
     // NV-Generate's files hold MONAI's [X, Y, Z, C]: only xyz networks learn from them.
     if (r.file.ends_with(".nii.gz") && job_.model.tensor_axes != "xyz")
       throw UsageError("ldm.embedding_dir: " + r.file +

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "config/maisi_models.hpp"
@@ -43,12 +42,9 @@ std::vector<fs::path> files_under(const std::string& dir, const std::string& end
 }
 
 nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw DataError(path,
-                    "cannot open it: NV-Generate's training reads the spacing from this file beside each "
-                    "*_emb.nii.gz");
-  return parse_bounded_json(in, path);
+  return read_bounded_json_file(path, k_document_json_cap,
+                                "cannot open it: NV-Generate's training reads the spacing from this file beside "
+                                "each *_emb.nii.gz");
 }
 
 }  // namespace
@@ -96,7 +92,8 @@ bool holds_only_maisi_embeddings(const std::string& dir) {
   return !files_under(dir, suffix).empty() && files_under(dir, "_emb.safetensors").empty();
 }
 
-std::vector<LatentRecord> read_maisi_embeddings(const std::string& dir, const std::string& split) {
+std::vector<LatentRecord> read_maisi_embeddings(const std::string& dir, const std::string& split,
+                                                const LatentRequirements& required) {
   std::vector<LatentRecord> out;
   const std::string end = suffix;
   for (const auto& file : files_under(dir, end)) {
@@ -150,6 +147,7 @@ std::vector<LatentRecord> read_maisi_embeddings(const std::string& dir, const st
     auto latent = at::empty({c, z, y, x}, at::kFloat);
     std::memcpy(latent.data_ptr<float>(), v.voxels.data(), v.voxels.size() * sizeof(float));
     r.latent = latent.permute({0, 3, 2, 1}).contiguous();
+    check_latent(r, required);
     out.push_back(std::move(r));
   }
   return out;

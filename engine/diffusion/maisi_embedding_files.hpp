@@ -49,7 +49,9 @@ bool holds_only_maisi_embeddings(const std::string& dir);
 // JSON's "split" when present (medsynth writes it; NV-Generate ignores it),
 // else "train": NV-Generate's folders hold training data only. DataError
 // naming the file for a NIfTI that is not 4D, a missing or malformed JSON, a
-// spacing that is not 3 numbers > 0. May return none.
-std::vector<LatentRecord> read_maisi_embeddings(const std::string& dir, const std::string& split);
+// spacing that is not 3 numbers > 0, a latent `required` refuses (checked on
+// each file before the next is read). May return none.
+std::vector<LatentRecord> read_maisi_embeddings(const std::string& dir, const std::string& split,
+                                                const LatentRequirements& required = {});
 
 }  // namespace medsynth

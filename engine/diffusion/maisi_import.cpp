@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "config/job_loader.hpp"
@@ -47,9 +46,7 @@ TensorFile checkpoint_of(torch::nn::Module& module, const std::string& task_modu
 }
 
 nlohmann::json read_json_object(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw DataError(path, "cannot be opened");
-  auto j = parse_bounded_json(in, path);
+  auto j = read_bounded_json_file(path, k_document_json_cap, "cannot be opened");
   if (!j.is_object()) throw DataError(path, "is not a JSON object");
   return j;
 }

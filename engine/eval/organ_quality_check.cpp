@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 
 #include "core/bounded_json.hpp"
 #include "core/error.hpp"
@@ -34,9 +33,8 @@ std::string hu(double v) {
 }  // namespace
 
 OrganStatistics read_organ_statistics(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw DataError(path, "cannot open the organ statistics file");
-  const nlohmann::json root = parse_bounded_json(in, path);
+  const nlohmann::json root =
+      read_bounded_json_file(path, k_document_json_cap, "cannot open the organ statistics file");
   if (!root.is_object() || root.empty())
     throw DataError(path,
                     "expected an object of organs ({\"liver\": {\"sigma_6_low\": ...}, ...}), as NV-Generate's "

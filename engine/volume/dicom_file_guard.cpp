@@ -8,10 +8,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <iterator>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <sstream>
 #include <vector>
 
@@ -141,6 +142,7 @@ class Walker {
   bool explicit_ = true;
   bool big_ = false;
   std::uint64_t pixel_length_ = 0;
+  std::optional<std::string> pixel_spacing_;  // (0028,0030) as written, checked with the image
 };
 
 Element Walker::read_element(std::uint64_t pos, std::uint64_t end, bool explicit_vr, bool big) {
@@ -321,6 +323,8 @@ void Walker::note_value(const Element& e) {
   else if (e.is(0x0028, 0x0002)) info_.samples_per_pixel = us();
   else if (e.is(0x0028, 0x0004))
     info_.photometric = read_string(e);
+  else if (e.is(0x0028, 0x0030))
+    pixel_spacing_ = read_string(e);
   else if (e.is(0x0028, 0x0008)) {
     const std::string text = read_string(e);
     long long frames = 0;
@@ -360,6 +364,18 @@ void Walker::check_image() {
   if (!info_.photometric.empty() && info_.photometric != "MONOCHROME1" && info_.photometric != "MONOCHROME2")
     fail("PhotometricInterpretation \"" + info_.photometric +
          "\" is not supported: medsynth reads grey-value CT and MR images (MONOCHROME1 or MONOCHROME2)");
+  // GDCM reads a PixelSpacing of 0 or -1 as 1 mm (with a warning on stderr)
+  // and passes infinity through: each would give a volume of the wrong size
+  // with nothing said (issue 50 item 3). Absent, it is 1 mm as GDCM reads it
+  // (a secondary capture may carry none).
+  if (pixel_spacing_) {
+    const auto spacing = parse_numbers<2>(*pixel_spacing_);
+    const bool positive =
+        spacing && std::all_of(spacing->begin(), spacing->end(), [](double s) { return std::isfinite(s) && s > 0; });
+    if (!positive)
+      throw DataError(info_.path, "PixelSpacing \"" + *pixel_spacing_ +
+                                      "\" is not two finite numbers > 0 (mm between rows and between columns)");
+  }
   std::uint64_t voxels = 0;
   std::uint64_t bytes = 0;
   if (__builtin_mul_overflow(std::uint64_t{info_.rows} * info_.columns, info_.frames, &voxels) ||

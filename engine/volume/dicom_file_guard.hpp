@@ -10,8 +10,10 @@
 // 32, a missing or bad meta header after "DICM", the deflated transfer syntax
 // (which cannot be walked without inflating), BitsAllocated other than 8, 16
 // or 32 (1 in a segmentation, Modality SEG), Rows/Columns of 0, native pixel data shorter than
-// Rows x Columns x SamplesPerPixel x BitsAllocated/8 x NumberOfFrames, and
-// images over the voxel cap.
+// Rows x Columns x SamplesPerPixel x BitsAllocated/8 x NumberOfFrames,
+// PhotometricInterpretation other than MONOCHROME1/2, PixelSpacing that is not
+// two finite numbers > 0 (GDCM reads 0 or -1 as 1 mm), and images over the
+// voxel cap.
 // Not covered: the bitstream inside compressed (encapsulated) pixel data.
 // GDCM's JPEG codecs can still abort on a corrupt one (fuzzing: 2 of 1500
 // mutated lossless-JPEG files); guarding that would mean decoding it here.

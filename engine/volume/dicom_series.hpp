@@ -21,8 +21,11 @@ struct DicomSeriesSelection {
 // without pixels are ignored; a broken DICOM file throws DataError naming it.
 // Picks the series with the smallest SeriesInstanceUID (GDCM's first; a
 // warning names the others), checks that its slices agree in size and type,
-// that the whole series fits the caps, and that no two slices share a
-// position. Throws DataError(folder, ...) when there is no series to read.
+// that the whole series fits the caps, that no two slices share a position
+// and that successive positions are evenly spaced (within 1 %), and that its
+// slices are more than one row high. Throws DataError(folder, ...) when there
+// is no series to read or a check fails, DataError(file, ...) for a file of
+// the series that has an image's attributes but no pixel data.
 DicomSeriesSelection select_dicom_series(const std::string& folder, const VolumeReadOptions& options,
                                          std::vector<std::string>& warnings);
 

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "config/maisi_network_config.hpp"
+#include "core/bounded_json.hpp"
 #include "core/error.hpp"
+#include "support/oversized_json.hpp"
 #include "support/temp_dir.hpp"
 
 namespace medsynth {
@@ -42,6 +44,15 @@ TEST(MaisiNetworkConfig, AValueNestedAMillionLevelsDeepIsRefusedNamingTheFile) {
   const std::string nested = std::string(depth, '[') + "64" + std::string(depth, ']');
   const std::string what = error_reading(config_with(nested), dir);
   EXPECT_NE(what.find("config_network_rflow.json: nests values more than 64 levels deep"), std::string::npos) << what.substr(0, 300);
+}
+
+// Issue 50 item 8: an NV-Generate config over the cap of one document
+// (4 MiB; the real ones are a few KB) is refused by its size before parsing.
+TEST(MaisiNetworkConfig, AConfigOverTheByteCapIsRefusedBeforeParsing) {
+  test::TempDir dir("maisi-config-cap");
+  const auto path = dir / "config_network_rflow.json";
+  test::expect_refused_one_byte_over_the_cap(path, config_with("[64, 128]"), k_document_json_cap.bytes,
+                                             [&] { read_maisi_network_config(path.string()); });
 }
 
 TEST(MaisiNetworkConfig, ACycleOfReferencesIsNamedAsACycle) {

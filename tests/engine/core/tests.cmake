@@ -7,3 +7,8 @@ medsynth_add_test(NAME remove_tree_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/remove_tree_test.cpp
   LIBS medsynth_core
   LABELS unit)
+# Issue 50 item 8: a stranger's JSON file is bounded by its size before parsing.
+medsynth_add_test(NAME bounded_json_file_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/bounded_json_file_test.cpp
+  LIBS medsynth_core nlohmann_json::nlohmann_json
+  LABELS unit)

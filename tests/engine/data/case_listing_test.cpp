@@ -8,11 +8,13 @@
 #include <fstream>
 
 #include "config/job_loader.hpp"
+#include "core/bounded_json.hpp"
 #include "core/error.hpp"
 #include "data/case_listing.hpp"
 #include "data/volume_dataset.hpp"
 #include "data/volume_listing.hpp"
 #include "support/brats_cases.hpp"
+#include "support/oversized_json.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -134,6 +136,15 @@ TEST(CaseListing, ADatalistEntryWhoseCaseIdIsDotOrDotDotIsRefusedNamingTheEntry)
   }
   std::ofstream(json) << R"({"training": [{"image": "fine.nii.gz"}]})";
   EXPECT_EQ(read_datalist(json, "training", "").front().id, "fine");
+}
+
+// Issue 50 item 8: a 150 MB datalist took 3.8 GB to parse. One over the
+// cap (64 MiB, some 200 000 cases) is refused by its size, naming it.
+TEST(CaseListing, ADatalistOverTheByteCapIsRefusedBeforeParsing) {
+  test::TempDir dir("datalist-cap");
+  const auto json = dir / "datalist.json";
+  test::expect_refused_one_byte_over_the_cap(json, R"({"training": []})", k_case_list_json_cap.bytes,
+                                             [&] { read_datalist(json.string(), "training", ""); });
 }
 
 TEST(CaseListing, BratsFolderIsAJobDataPathNotNoVolumes) {

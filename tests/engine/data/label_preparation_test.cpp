@@ -12,10 +12,12 @@
 #include <map>
 #include <string>
 
+#include "core/bounded_json.hpp"
 #include "core/error.hpp"
 #include "data/label_preparation.hpp"
 #include "data/label_vocabulary.hpp"
 #include "support/child_process.hpp"
+#include "support/oversized_json.hpp"
 #include "support/temp_dir.hpp"
 #include "volume/volume_io.hpp"
 
@@ -153,6 +155,47 @@ TEST(LabelPreparation, TheGridIsResampledAndCheckedAgainstNvGeneratesCtTable) {
   };
   for (const char* text : {"x size 300", "z size 100", "z spacing 6 mm", "y spacing 0.4 mm"})
     EXPECT_TRUE(has(text)) << text << " is not among the warnings";
+}
+
+// Issue 50 item 8: a label map over the byte cap of a map (4 MiB) is
+// refused before it is parsed, naming it and its size.
+TEST(LabelPreparation, AUsersMapOverTheByteCapIsRefusedBeforeParsing) {
+  test::TempDir dir("label-map-cap");
+  const auto map = dir / "map.json";
+  test::expect_refused_one_byte_over_the_cap(map, R"({"7": "liver"})", k_document_json_cap.bytes, [&] {
+    prepare_label(make_volume({4, 4, 1}, {1, 1, 1}), "seg", {.from = map.string()});
+  });
+}
+
+// Issue 50 item 8: a 24^3 map of 1e6 mm voxels resampled to 1 mm asked for
+// 55 GB and died of bad_alloc. The resampled grid is held to the voxel cap of
+// reading, before anything is allocated: exit 3, naming the file.
+TEST(LabelPreparation, AResampledGridOverTheVoxelCapIsRefusedBeforeAllocating) {
+  const Volume huge_voxels = make_volume({24, 24, 24}, {1e6, 1e6, 1e6});
+  try {
+    prepare_label(huge_voxels, "seg.nii.gz", {.from = "totalsegmentator", .spacing = std::array<double, 3>{1, 1, 1}});
+    FAIL() << "a 2.4e7-voxel-long grid was made";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.path(), "seg.nii.gz");
+    EXPECT_NE(e.reason().find("resampling its 1e+06x1e+06x1e+06 mm voxels to 1x1x1 mm would make"), std::string::npos)
+        << e.what();
+  }
+  // Along one axis only, the grid after that axis is already over the cap.
+  const Volume tall = make_volume({512, 512, 4}, {1, 1, 1000});
+  EXPECT_THROW(
+      prepare_label(tall, "tall.nii.gz", {.from = "totalsegmentator", .spacing = std::array<double, 3>{1, 1, 1}}),
+      DataError);
+
+  test::TempDir dir("prepare-label-cap");
+  const std::string seg = (dir / "seg.nii.gz").string(), out = (dir / "out.nii.gz").string();
+  write_volume(huge_voxels, seg);
+  const auto r = test::run_process({test::engine_binary(), "prepare-label", seg, "--from", "totalsegmentator",
+                                    "--spacing", "1", "1", "1", "--out", out},
+                                   dir.path().string());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find(seg + ": resampling its"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("over the cap of 268435456"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
 }
 
 TEST(LabelPreparation, TheVerbWritesTheMapAndNeverReplacesAFile) {

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_json.hpp"
 #include "core/error.hpp"
 #include "diffusion/latent_files.hpp"
 #include "diffusion/ldm_task.hpp"
@@ -26,6 +27,7 @@
 #include "state/tensor_file.hpp"
 #include "support/child_process.hpp"
 #include "support/nv_generate_embedding.hpp"
+#include "support/oversized_json.hpp"
 #include "support/temp_dir.hpp"
 #include "volume/channel_volume_io.hpp"
 #include "volume/nifti_header_guard.hpp"
@@ -277,6 +279,10 @@ TEST(MaisiEmbeddings, AnUnusableFolderIsRefusedNamingTheFile) {
   const std::string imported = import_run(dir);
   const fs::path three = dir / "three";
   write_nv_generate_embedding(three / "a_emb.nii.gz", at::ones({3, 8, 4, 12}), {{"spacing", {1, 1, 1}}});
+  // A broken file after it: the first wrong latent must stop the reading
+  // before it (issue 50 item 8; every file was read before any was checked).
+  std::ofstream((three / "b_emb.nii.gz").string()) << "not a NIfTI";
+  std::ofstream((three / "b_emb.nii.gz.json").string()) << R"({"spacing": [1, 1, 1]})";
   const auto r = test::run_process(
       train_args(imported, dir, {"training.max_steps=1", "ldm.embedding_dir=" + three.string()}), dir.path().string());
   EXPECT_EQ(r.exit_code, 3) << r.err;
@@ -287,6 +293,58 @@ TEST(MaisiEmbeddings, AnUnusableFolderIsRefusedNamingTheFile) {
       dir.path().string());
   EXPECT_EQ(zyx.exit_code, 2) << zyx.err;
   EXPECT_NE(zyx.err.find("ldm.embedding_layout"), std::string::npos) << zyx.err;
+}
+
+// Issue 50 item 8: every latent of a folder was read before any was
+// checked (seven 1.1 MB files: 14 s and 2 GB before the channel error). Each
+// is checked as it is read: the first wrong file stops the reading, so the
+// broken files after it (which would fail to read) are never opened.
+TEST(MaisiEmbeddings, AWrongLatentStopsTheReadingAtItsOwnFile) {
+  test::TempDir dir("maisi-embeddings-fail-fast");
+  const fs::path folder = dir / "three";
+  const nlohmann::json meta{{"spacing", {1, 1, 1}}};
+  write_nv_generate_embedding(folder / "a_emb.nii.gz", at::ones({3, 8, 4, 12}), meta);
+  for (const char* later : {"b_emb.nii.gz", "c_emb.nii.gz"}) {
+    std::ofstream((folder / later).string()) << "not a NIfTI";
+    std::ofstream((folder / later).string() + ".json") << meta.dump();
+  }
+  LatentRequirements four;
+  four.channels = 4;
+  four.channels_field = "model.autoencoder.latent_channels";
+  try {
+    read_latents(folder.string(), "train", four);
+    ADD_FAILURE() << "three-channel latents were read for a four-channel autoencoder";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.path(), (folder / "a_emb.nii.gz").string()) << e.what();
+    EXPECT_NE(e.reason().find("has 3 channels; model.autoencoder.latent_channels is 4"), std::string::npos) << e.what();
+  }
+  // medsynth's own layout, the same.
+  const fs::path own = dir / "own";
+  for (const char* id : {"a", "b"}) {
+    LatentRecord r;
+    r.id = id;
+    r.split = "train";
+    r.latent = at::ones({3, 4, 4, 4});
+    write_latent(own.string(), r);
+  }
+  std::ofstream((own / "b_emb.safetensors").string()) << "not a tensor file";
+  try {
+    read_latents(own.string(), "train", four);
+    ADD_FAILURE() << "three-channel latents were read for a four-channel autoencoder";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.path(), latent_path(own.string(), "a")) << e.what();
+  }
+}
+
+// Issue 50 item 8: an embedding's JSON over the cap of one document (4 MiB;
+// NV-Generate's hold a spacing and a modality) is refused before parsing.
+TEST(MaisiEmbeddings, AnEmbeddingsJsonOverTheByteCapIsRefusedBeforeParsing) {
+  test::TempDir dir("maisi-embeddings-json-cap");
+  const fs::path nifti = dir / "e" / "a_emb.nii.gz";
+  write_nv_generate_embedding(nifti, at::zeros({4, 8, 4, 12}), nullptr);
+  test::expect_refused_one_byte_over_the_cap(nifti.string() + ".json", R"({"spacing": [1, 1, 1]})",
+                                             k_document_json_cap.bytes,
+                                             [&] { read_latents((dir / "e").string(), ""); });
 }
 
 // Issue 34, item 5: ddpm-ct's body regions are trained from each embedding's

@@ -10,9 +10,11 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_json.hpp"
 #include "core/error.hpp"
 #include "eval/label_hu_check.hpp"
 #include "eval/organ_quality_check.hpp"
+#include "support/oversized_json.hpp"
 #include "support/temp_dir.hpp"
 
 namespace medsynth {
@@ -85,6 +87,16 @@ TEST(OrganQualityCheck, AStatisticsFileIsRefusedNamingTheEntry) {
 // evaluate's per-label HU check and the organ quality check report the same
 // median: numpy's, the mean of the two middle values for an even count
 // (label_medians took the upper one, 100 here, while the quality check said 55).
+// Issue 50 item 8: a 120 MB statistics file took 3.2 GB to parse. Over the
+// cap of one document (4 MiB; NV-Generate's file is some 10 KB), it is
+// refused by its size, naming the file.
+TEST(OrganQualityCheck, AStatisticsFileOverTheByteCapIsRefusedBeforeParsing) {
+  test::TempDir dir("organ-statistics-cap");
+  const auto path = dir / "image_median_statistics_ct.json";
+  test::expect_refused_one_byte_over_the_cap(path, nlohmann::json{{"liver", organ(-20, 150, -10, 140)}}.dump(),
+                                             k_document_json_cap.bytes, [&] { read_organ_statistics(path.string()); });
+}
+
 TEST(OrganQualityCheck, ThePerLabelHuCheckSharesItsMedian) {
   Volume image = make_volume({4, 1, 1});
   Volume label = image;

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 
 #include "expect_data_error.hpp"
 #include "itk_fixtures.hpp"
@@ -80,6 +82,26 @@ std::size_t value_offset(const std::string& bytes, std::uint16_t group, std::uin
   const auto at = bytes.rfind(tag);  // the dataset, not a same-named meta element
   EXPECT_NE(at, std::string::npos);
   return at + 8;
+}
+
+// Replaces the text value of a top-level element (not in the meta header)
+// in place. Its length field (2 bytes in explicit VR, 4 in implicit) follows
+// the value; nothing after it is offset-based. An odd-length value gets
+// DICOM's trailing space.
+void replace_text_value(const fs::path& file, std::uint16_t group, std::uint16_t element, std::string value) {
+  if (value.size() % 2) value += ' ';
+  ASSERT_LT(value.size(), 256u);
+  std::string bytes = test::read_bytes(file);
+  const std::size_t at = value_offset(bytes, group, element);
+  const bool explicit_vr = std::isupper(static_cast<unsigned char>(bytes[at - 4])) &&
+                           std::isupper(static_cast<unsigned char>(bytes[at - 3]));
+  const std::size_t length_at = explicit_vr ? at - 2 : at - 4;
+  const std::size_t old_length =
+      static_cast<unsigned char>(bytes[length_at]) | static_cast<unsigned char>(bytes[length_at + 1]) << 8;
+  bytes[length_at] = static_cast<char>(value.size());
+  bytes[length_at + 1] = 0;
+  bytes.replace(at, old_length, value);
+  test::write_bytes(file, bytes);
 }
 
 TEST_F(DicomSeries, OrdersSlicesByPositionNotByName) {
@@ -177,19 +199,82 @@ TEST_F(DicomSeries, FilesCutAnywhereGiveADataErrorNotACrash) {
 // guard refuses it before GDCM sees the file, naming the file and the value.
 TEST_F(DicomSeries, RefusesPaletteColourBeforeGdcmSeesIt) {
   const auto file = slice_file(series_, 1);
-  std::string bytes = test::read_bytes(file);
-  const auto at = bytes.find("MONOCHROME2 ");
-  ASSERT_NE(at, std::string::npos);
-  // The value grows from 12 to 14 bytes: its length field (2 bytes in
-  // explicit VR, 4 in implicit) grows with it; nothing after it is offset-based.
-  const bool explicit_vr = bytes.compare(at - 4, 2, "CS") == 0;
-  const std::size_t length_at = explicit_vr ? at - 2 : at - 4;
-  ASSERT_EQ(static_cast<unsigned char>(bytes[length_at]), 12u);
-  bytes[length_at] = 14;
-  bytes.replace(at, 12, "PALETTE COLOR ");
-  test::write_bytes(file, bytes);
+  replace_text_value(file, 0x0028, 0x0004, "PALETTE COLOR");
   EXPECT_DATA_ERROR(read_volume(series_.string()), file.string(),
                     "PhotometricInterpretation \"PALETTE COLOR\" is not supported");
+}
+
+// Issue 50 item 3: ITK reads PixelSpacing 0 or -1 as 1 mm, and a value
+// that overflows to infinity as it comes; each is refused naming the slice.
+TEST_F(DicomSeries, RefusesPixelSpacingThatIsNotAPositiveNumber) {
+  const auto file = slice_file(series_, 2);
+  const std::string original = test::read_bytes(file);
+  for (const std::string spacing : {"0\\0", "-1\\0.9", "1e400\\0.9", "0.8\\-0.9", "0.8"}) {
+    SCOPED_TRACE(spacing);
+    test::write_bytes(file, original);
+    replace_text_value(file, 0x0028, 0x0030, spacing);
+    EXPECT_DATA_ERROR(read_volume(series_.string()), file.string(), "PixelSpacing \"" + spacing + "\" is not");
+  }
+}
+
+// Issue 50 item 3: a slice whose PixelData is gone was skipped as "not an
+// image", and the volume came out one slice short with nothing said.
+TEST_F(DicomSeries, RefusesASliceWithoutPixelData) {
+  const auto file = slice_file(series_, 3);  // the last: no gap hides the missing pixels
+  const std::string bytes = test::read_bytes(file);
+  const std::string pixel_tag("\xE0\x7F\x10\x00", 4);
+  const auto at = bytes.rfind(pixel_tag);
+  ASSERT_NE(at, std::string::npos);
+  test::write_bytes(file, bytes.substr(0, at));
+  EXPECT_DATA_ERROR(read_volume(series_.string()), file.string(), "holds no pixel data (7FE0,0010)");
+}
+
+// Issue 50 item 3: slices at z = 30, 32, 34, 38, 40, 42 (one missing) were
+// spread evenly by ITK, misplacing every slice after the gap; the only sign
+// was ITK's warning on stderr. The gap is refused, naming the files around it.
+TEST_F(DicomSeries, RefusesAGapBetweenSlices) {
+  Volume six = make_volume({3, 2, 6}, {0.8, 0.9, 2.0});
+  six.origin = {0.0, 0.0, 30.0};
+  const auto folder = dir_ / "gap";
+  fs::create_directory(folder);
+  test::write_dicom_series_with_itk(six, folder);
+  fs::remove(slice_file(folder, 3));
+  EXPECT_DATA_ERROR(read_volume(folder.string()), folder.string(),
+                    "DICOM slices are not evenly spaced: " + slice_file(folder, 2).string() + " and " +
+                        slice_file(folder, 4).string() + " are 4 mm apart, the others 2 mm");
+}
+
+// Issue 50 item 3: 10 000 one-pixel slices came back as 10000x1x1. ITK's
+// series reader stacks slices along the first of their trailing axes of
+// length 1, so slices one row high are stacked along y, 1x1 ones along x.
+TEST_F(DicomSeries, RefusesSlicesOneRowHigh) {
+  for (const std::array<std::size_t, 3> size : {std::array<std::size_t, 3>{1, 1, 3}, {4, 1, 3}}) {
+    const auto folder = dir_ / ("thin" + std::to_string(size[0]));
+    fs::create_directory(folder);
+    test::write_dicom_series_with_itk(make_volume(size, {0.8, 0.9, 2.0}), folder);
+    EXPECT_DATA_ERROR(read_volume(folder.string()), folder.string(),
+                      "DICOM slices are " + std::to_string(size[0]) + "x1 pixels");
+  }
+  // One column is stacked right: ITK drops only trailing axes of length 1.
+  const auto folder = dir_ / "one-column";
+  fs::create_directory(folder);
+  Volume column = make_volume({1, 4, 3}, {0.8, 0.9, 2.0});
+  for (std::size_t i = 0; i < column.voxels.size(); ++i) column.voxels[i] = static_cast<float>(i);
+  test::write_dicom_series_with_itk(column, folder);
+  const Volume back = read_volume(folder.string());
+  EXPECT_EQ(back.size, column.size);
+  EXPECT_EQ(back.voxels, column.voxels);
+}
+
+TEST_F(DicomSeries, ReadsSlicesWhosePositionsAreRoundedInTheirLastDigit) {
+  // Positions written with DS's few digits wobble by far less than 1 %.
+  for (int z = 0; z < 4; ++z) {
+    const auto file = slice_file(series_, z);
+    std::ostringstream position;
+    position << "-10\\5\\" << (30.0 + 2.0 * z + (z == 2 ? 0.004 : 0.0));
+    replace_text_value(file, 0x0020, 0x0032, position.str());
+  }
+  EXPECT_EQ(read_volume(series_.string()).voxels, volume_.voxels);
 }
 
 TEST_F(DicomSeries, RefusesElementLengthsPastTheEnd) {
