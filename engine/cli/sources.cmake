@@ -6,6 +6,7 @@ target_sources(medsynth-engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/slurm_requeue.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_arguments.cpp
   ${CMAKE_CURRENT_LIST_DIR}/train_arguments.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/generate_arguments.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_launch.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_train.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_eval.cpp

@@ -63,7 +63,12 @@ void add_train_options(CLI::App& cmd, TrainArguments& a) {
   cmd.add_option("--runs-dir", a.runs_dir, "Where run directories are created (default: output.runs_dir, 'runs')");
   cmd.add_flag("--json", a.json, "Write the event stream (JSON lines) to stdout");
   cmd.add_flag("--quiet", a.quiet, "Only warnings and errors on stderr");
-  cmd.add_flag("--no-progress", a.no_progress, "No progress bar on stderr");
+  cmd.add_flag("--no-progress", a.no_progress,
+               "No progress bar on stderr (the progress lines of --progress-every stay)");
+  cmd.add_option("--progress-every", a.progress_every_s,
+                 "Where stderr is no terminal (a pipe, a log, SLURM): a progress line at most every SECONDS, with "
+                 "loss, rate, elapsed time and ETA (default 30; 0: none)")
+      ->check(CLI::NonNegativeNumber);
   cmd.add_option("--run-dir", a.run_dir, "Launcher: use this existing run directory")->group("");
   cmd.add_option("--test-kill-self", a.test_kill, "Testing: RANK:STEP - that rank SIGKILLs itself after that step")->group("");
   cmd.add_option("--inject-nan-at", a.inject_nan, "Testing: make the loss NaN at these optimizer steps, e.g. 5,6,7")->group("");
@@ -146,6 +151,8 @@ std::vector<std::string> worker_train_argv(const TrainArguments& a) {
   if (a.json) argv.push_back("--json");
   if (a.quiet) argv.push_back("--quiet");
   if (a.no_progress) argv.push_back("--no-progress");
+  if (a.progress_every_s != TrainArguments{}.progress_every_s)
+    argv.insert(argv.end(), {"--progress-every", std::to_string(a.progress_every_s)});
   if (!a.inject_nan.empty()) argv.insert(argv.end(), {"--inject-nan-at", a.inject_nan});
   if (!a.test_kill.empty()) argv.insert(argv.end(), {"--test-kill-self", a.test_kill});
   return argv;

@@ -26,6 +26,7 @@ struct TrainArguments {
   bool json = false;
   bool quiet = false;
   bool no_progress = false;
+  double progress_every_s = 30.0;  // off a terminal: a progress line at most this often (0: none)
   std::string inject_nan;  // hidden: "5,6,7" - the loss of these optimizer steps becomes NaN (NaN guard tests)
   std::string test_kill;   // hidden: "RANK:STEP" - that rank SIGKILLs itself after that step (launcher tests)
   std::string run_dir;  // hidden; set by the launcher: the run directory it created (all ranks share it)

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/verbs.hpp"
+#include "config/maisi_models.hpp"
 #include "diffusion/maisi_import.hpp"
 
 namespace medsynth::cli {
@@ -16,7 +17,10 @@ Action add_import_maisi_verb(CLI::App& app) {
   auto* cmd = app.add_subcommand("import-maisi", "Turn NVIDIA's MAISI weights (an NV-Generate-CTMR folder) into a run directory for generate");
   cmd->add_option("folder", o->folder, "NV-Generate folder with configs/ and the downloaded models/")->required()->check(CLI::ExistingDirectory);
   cmd->add_option("--out", o->out, "Run directory to create (must not exist)")->required();
-  cmd->add_option("--model", o->model, "rflow-ct (default), ddpm-ct or rflow-mr");
+  // The list in the help is the one the import checks against (config/maisi_models.hpp).
+  std::string models;
+  for (const auto& m : maisi_model_names()) models += (models.empty() ? "" : ", ") + m;
+  cmd->add_option("--model", o->model, "One of " + models + " (default " + default_maisi_model() + ")");
   cmd->add_option("--network-config", o->network_config, "Default: FOLDER/configs/config_network_{rflow,ddpm}.json");
   cmd->add_option("--infer-config", o->infer_config, "Default: FOLDER/configs/config_infer.json (output size, spacing, modality)");
   cmd->add_option("--autoencoder", o->autoencoder, "Default: environment_<model>.json's trained_autoencoder_path");

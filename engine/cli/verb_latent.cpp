@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "cli/engine_tasks.hpp"
+#include "cli/generate_arguments.hpp"
 #include "cli/generate_events.hpp"
 #include "cli/process_group_from_environment.hpp"
 #include "cli/verbs.hpp"
@@ -103,41 +104,9 @@ Action add_encode_verb(CLI::App& app) {
 }
 
 Action add_generate_verb(CLI::App& app) {
-  struct Args {
-    std::string run_dir, output_dir, label, data, quality_check;
-    std::vector<std::string> overrides;
-    int num_images = -1, quality_tries = 2;
-    std::int64_t base_seed = -1;
-    bool json = false, overwrite = false;
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<GenerateArguments>();
   auto* cmd = app.add_subcommand("generate", "Sample volumes from a task: ldm run: output/image_seed{S}_rank{R}.nii.gz");
-  cmd->add_option("run_dir", args->run_dir, "Run directory of a task: ldm job")->required();
-  cmd->add_option("overrides", args->overrides, "key=value overrides, e.g. scheduler.num_inference_steps=50 generate.decode_tile=8");
-  cmd->add_option("--num-images", args->num_images, "Images in total (default: generate.num_images, 0 = one per rank)");
-  cmd->add_option("--base-seed", args->base_seed, "Seed of image 0 (default: generate.base_seed); image k uses base_seed + k");
-  cmd->add_option("--output-dir", args->output_dir, "Where to write (default: RUN_DIR/output); existing files are kept");
-  cmd->add_option("--label", args->label,
-                  "A label map that steers the run's ControlNet (MAISI image-from-mask): the images take its grid and are written "
-                  "as sample_seed{S}_rank{R}_image.nii.gz beside a copy of it, ..._label.nii.gz")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--quality-check", args->quality_check,
-                  "With --label: judge each image's organ median HU against this statistics file (the layout of "
-                  "NV-Generate's image_median_statistics_ct.json) and sample a failing image again with the next seed; "
-                  "the tries are written beside it as ..._quality.json")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--quality-tries", args->quality_tries,
-                  "Tries per image under --quality-check, the first included (default 2, NV-Generate's)")
-      ->check(CLI::Range(1, 100));
-  cmd->add_option("--data", args->data,
-                  "task: translation run: the cases to translate (a folder of case folders or a datalist JSON; "
-                  "default: the job's data), written as OUTPUT/<case>/<case>-<target>.nii.gz");
-  cmd->add_flag("--overwrite", args->overwrite,
-                "task: translation run: replace translations an earlier generate wrote (an input file is never "
-                "replaced); a task: ldm run keeps its existing images and writes the missing ones");
-  cmd->add_flag("--json", args->json,
-                "The event stream on stdout (run_started, an artifact and a progress event per image, run_finished), "
-                "also appended to RUN/events.jsonl; without it stdout lists the images");
+  add_generate_options(*cmd, *args);
   return [args] {
     const RunDirectory run = open_run_directory(args->run_dir);
     // Rank 0 writes the run's events (and output/): it holds the run's lock

@@ -17,33 +17,13 @@
 #include "cli/self_executable.hpp"
 #include "cli/verbs.hpp"
 #include "core/error.hpp"
+#include "cli/generate_arguments.hpp"
 #include "dist/agent.hpp"
 
 namespace fs = std::filesystem;
 
 namespace medsynth::cli {
 namespace {
-
-// `launch ... generate RUN [overrides] [--num-images N] [--base-seed S]
-// [--output-dir D]`: every worker samples its share of the images.
-struct GenerateArguments {
-  std::string run_dir, output_dir, label;
-  std::vector<std::string> overrides;
-  int num_images = -1;
-  std::int64_t base_seed = -1;
-  bool json = false;
-
-  std::vector<std::string> worker_argv() const {
-    std::vector<std::string> argv{"generate", run_dir};
-    argv.insert(argv.end(), overrides.begin(), overrides.end());
-    if (num_images >= 0) argv.insert(argv.end(), {"--num-images", std::to_string(num_images)});
-    if (base_seed >= 0) argv.insert(argv.end(), {"--base-seed", std::to_string(base_seed)});
-    if (!output_dir.empty()) argv.insert(argv.end(), {"--output-dir", output_dir});
-    if (!label.empty()) argv.insert(argv.end(), {"--label", fs::absolute(label).string()});
-    if (json) argv.push_back("--json");
-    return argv;
-  }
-};
 
 struct LaunchArguments {
   AgentOptions agent;
@@ -104,21 +84,15 @@ Action add_launch_verb(CLI::App& app) {
   auto* train = cmd->add_subcommand("train", "The training job every worker runs (same options as `medsynth-engine train`)");
   add_train_options(*train, args->train);
   auto* generate = cmd->add_subcommand("generate", "Sample from a task: ldm run on every worker (same options as `medsynth-engine generate`)");
-  GenerateArguments& g = args->generate;
-  generate->add_option("run_dir", g.run_dir, "Run directory of a task: ldm job (or one made by import-maisi)")->required()->check(CLI::ExistingDirectory);
-  generate->add_option("overrides", g.overrides, "key=value overrides, e.g. scheduler.num_inference_steps=50");
-  generate->add_option("--num-images", g.num_images, "Images in total (default: generate.num_images, 0 = one per worker)");
-  generate->add_option("--base-seed", g.base_seed, "Seed of image 0; image k uses base_seed + k");
-  generate->add_option("--output-dir", g.output_dir, "Where to write (default: RUN_DIR/output)");
-  generate->add_option("--label", g.label, "A label map for the run's ControlNet (see generate --help)")->check(CLI::ExistingFile);
-  generate->add_flag("--json", g.json, "The event stream on stdout (rank 0's and the launcher's), as generate --json");
+  add_generate_options(*generate, args->generate);
+  generate->get_option("run_dir")->check(CLI::ExistingDirectory);  // the launcher resolves it before any worker
   return [args, generate] {
     AgentOptions o = args->agent;
     o.nproc_per_node = resolve_nproc(args->nproc);
     o.program = self_executable();
     if (generate->parsed()) {
       const GenerateArguments g = args->generate;
-      o.worker_args = g.worker_argv();
+      o.worker_args = worker_generate_argv(g);
       o.json_stdout = g.json;
       o.train_workers = false;
       o.identity = "generate " + fs::absolute(g.run_dir).string() + ", " + std::to_string(o.nnodes) + " node(s) x " +

@@ -76,6 +76,9 @@ int run(const TrainArguments& given) {
   options.json_stdout = a.json;
   options.quiet = a.quiet;
   options.progress_bar = !a.no_progress && env.rank == 0;
+  // Lines stay with --no-progress: the SLURM and SSH launchers pass it, and a
+  // batch log is where they are needed most.
+  options.progress_every_s = a.progress_every_s;
   options.test_hooks = training_test_hooks(a);
   install_stop_handlers();
   options.stop_signal = &stop_flag();

@@ -63,7 +63,8 @@ TrainResult train(TrainingSession& s) {
   set_up_training(s);
   announce_run(s);
   TrainingLoopState loop;
-  loop.window_start = TrainingClock::now();
+  loop.window_start = loop.last_progress_line = TrainingClock::now();
+  loop.last_progress_step = s.progress.step;
   while (s.progress.step < s.total_steps) {
     if (!train_epoch(s, loop)) continue;
     if (s.progress.step < s.total_steps) {

@@ -44,6 +44,10 @@ struct TrainerOptions {
   bool json_stdout = false;           // echo events to stdout (--json)
   bool progress_bar = true;           // a bar on stderr when it is a terminal
   bool quiet = false;                 // only warnings and errors on stderr
+  // Where no bar is drawn (a pipe, a log file, SLURM): a progress line on
+  // stderr at most this often, and at the last step; 0: none (issue 53 item 3:
+  // 97 s of silence in the quick start's piped log, hours under SLURM).
+  double progress_every_s = 30.0;
   std::string resume_from;            // checkpoint to resume from ("" = fresh start)
   // A fresh run (step 0, new optimizer) that starts from these weights: a
   // weights-only file or another run's checkpoint of the same model.

@@ -3,6 +3,8 @@
 #include <ATen/Parallel.h>
 
 #include <chrono>
+#include <cstdio>
+#include <string>
 #include <filesystem>
 
 #include "core/file_digest.hpp"
@@ -95,6 +97,40 @@ void log_loss_window(TrainingSession& s, TrainingLoopState& loop, const StepAtte
   loop.window_start = TrainingClock::now();
 }
 
+// "1h02m", "4m10s", "12s": a duration as a person reads it in a log.
+std::string short_duration(double seconds) {
+  const auto whole = static_cast<long long>(seconds + 0.5);
+  const long long h = whole / 3600, m = whole % 3600 / 60, sec = whole % 60;
+  char text[32];
+  if (h > 0)
+    std::snprintf(text, sizeof text, "%lldh%02lldm", h, m);
+  else if (m > 0)
+    std::snprintf(text, sizeof text, "%lldm%02llds", m, sec);
+  else
+    std::snprintf(text, sizeof text, "%llds", sec);
+  return text;
+}
+
+// Off a terminal: "step 120/500 (epoch 2/10), loss 0.1234, 1.52 steps/s,
+// elapsed 1m19s, ETA 4m10s" at most every progress_every_s, and at the last
+// step; the rate over the steps since the previous line.
+void report_progress_line(TrainingSession& s, TrainingLoopState& loop, const StepAttempt& step) {
+  const auto now = TrainingClock::now();
+  const double since = std::chrono::duration<double>(now - loop.last_progress_line).count();
+  if (since < s.options.progress_every_s && s.progress.step != s.total_steps) return;
+  const double rate = since > 0 ? static_cast<double>(s.progress.step - loop.last_progress_step) / since : 0.0;
+  char line[256];
+  std::snprintf(line, sizeof line, "step %d/%d (epoch %d/%d), loss %.4g, %.3g steps/s, elapsed %s", s.progress.step,
+                s.total_steps, s.progress.epoch + 1, epochs_of_run(s), step.loss, rate,
+                short_duration(seconds_since(s.started)).c_str());
+  std::string text = line;
+  if (rate > 0 && s.progress.step < s.total_steps)
+    text += ", ETA " + short_duration(static_cast<double>(s.total_steps - s.progress.step) / rate);
+  s.info(text);
+  loop.last_progress_line = now;
+  loop.last_progress_step = s.progress.step;
+}
+
 }  // namespace
 
 void announce_run(TrainingSession& s) {
@@ -116,6 +152,8 @@ void announce_run(TrainingSession& s) {
 
 void report_step(TrainingSession& s, TrainingLoopState& loop, const StepAttempt& step) {
   if (s.progress.step % s.job.output.log_every_steps == 0 || s.progress.step == s.total_steps) log_loss_window(s, loop, step);
+  if (s.rank0 && !s.options.quiet && s.options.progress_every_s > 0 && !(s.bar && s.bar->active()))
+    report_progress_line(s, loop, step);
   if (!s.bar) return;
   ProgressState state;
   state.step = s.progress.step;

@@ -110,6 +110,9 @@ struct TrainingLoopState {
   double window_loss = 0;   // the loss window logged every output.log_every_steps
   int window_steps = 0;
   TrainingClock::time_point window_start;
+  // The last progress line off a terminal (TrainerOptions::progress_every_s).
+  TrainingClock::time_point last_progress_line;
+  std::int64_t last_progress_step = 0;
   bool validated_at_end = false;
 };
 

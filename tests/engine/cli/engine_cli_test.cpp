@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
@@ -236,6 +237,58 @@ TEST(EngineCli, MistypedVerbsAndFlagsGetSuggestions) {
   auto far = run_process({engine_binary(), "completely-different", job}, dir.path().string());
   EXPECT_EQ(far.exit_code, 2);
   EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+}
+
+// Issue 52 item 4: generate's options are declared once (cli/generate_arguments)
+// and `launch ... generate` takes every one of them (it lacked --quality-check,
+// --quality-tries and --data); import-maisi's help lists every model the
+// engine knows (rflow-mr-brain was missing).
+TEST(EngineCli, LaunchGenerateTakesEveryOptionOfGenerateAndHelpListsEveryMaisiModel) {
+  test::TempDir dir("cli-help");
+  const auto options_of = [&](std::vector<std::string> argv) {
+    argv.insert(argv.begin(), engine_binary());
+    argv.push_back("--help");
+    const auto r = run_process(argv, dir.path().string());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::set<std::string> options;
+    std::istringstream lines(r.out);
+    for (std::string word; lines >> word;)
+      if (word.rfind("--", 0) == 0 && word.size() > 2) options.insert(word.substr(0, word.find_first_of(",=")));
+    return options;
+  };
+  const auto direct = options_of({"generate"}), launched = options_of({"launch", "generate"});
+  EXPECT_GE(direct.size(), 9u);
+  for (const auto& option : direct) EXPECT_TRUE(launched.count(option)) << "launch generate lacks " << option;
+  const auto help = run_process({engine_binary(), "import-maisi", "--help"}, dir.path().string());
+  for (const char* model : {"rflow-ct", "ddpm-ct", "rflow-mr", "rflow-mr-brain"})
+    EXPECT_NE(help.out.find(model), std::string::npos) << model << " missing from import-maisi --help";
+}
+
+// Issue 53 item 3: off a terminal (stderr a pipe here, as in a log or under
+// SLURM) training prints a progress line at most every --progress-every
+// seconds and at the last step: step, epoch, loss, rate, elapsed, ETA. It was
+// silent between validations (97 s in the quick start's piped log).
+TEST(EngineCli, TrainingOffATerminalPrintsProgressLinesWithRateAndEta) {
+  test::TempDir dir("cli-progress-lines");
+  const std::string job = write_job(dir);
+  const auto lines_of = [&](std::vector<std::string> extra) {
+    std::vector<std::string> argv{engine_binary(), "train", job, "--runs-dir", (dir / "runs").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const auto r = run_process(argv, dir.path().string());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.err;
+  };
+  const std::string often = lines_of({"--progress-every", "0.000001"});
+  EXPECT_EQ(count(often, " steps/s, elapsed "), 6u) << often;  // one line per step of 6
+  EXPECT_NE(often.find("step 1/6 (epoch 1/"), std::string::npos) << often;
+  EXPECT_NE(often.find("steps/s, elapsed "), std::string::npos) << often;
+  EXPECT_NE(often.find(", ETA "), std::string::npos) << often;
+  const std::string by_default = lines_of({});
+  EXPECT_EQ(count(by_default, " steps/s, elapsed "), 1u)
+      << "the last step's line only, in a 6-step run: " << by_default;
+  EXPECT_NE(by_default.find("step 6/6 (epoch "), std::string::npos) << by_default;
+  EXPECT_EQ(count(lines_of({"--no-progress"}), " steps/s, elapsed "), 1u) << "SLURM's command line has --no-progress";
+  EXPECT_EQ(count(lines_of({"--progress-every", "0"}), " steps/s, elapsed "), 0u);
 }
 
 TEST(EngineCli, TruncatedVolumeAmongGoodOnesExits3NamingIt) {
