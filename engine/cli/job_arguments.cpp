@@ -1,7 +1,11 @@
 #include "cli/job_arguments.hpp"
 
+#include <filesystem>
+
 #include "config/job_enums.hpp"
 #include "config/job_loader.hpp"
+#include "diffusion/ldm_pipeline.hpp"
+#include "run/run_directory.hpp"
 
 namespace medsynth::cli {
 
@@ -14,6 +18,15 @@ JobSpec load_job(const std::string& job_file, const std::string& data, const std
   std::vector<std::string> all = data_overrides(data);
   all.insert(all.end(), overrides.begin(), overrides.end());
   return load_job_file_with_overrides(job_file, all);
+}
+
+JobSpec load_job_or_run(const std::string& job_or_run, const std::string& data,
+                        const std::vector<std::string>& overrides) {
+  if (!std::filesystem::is_directory(job_or_run)) return load_job(job_or_run, data, overrides);
+  // The user's overrides after the run's, so that `ldm.diffusion_init=` still trains from scratch.
+  std::vector<std::string> all = overrides_starting_from_run(job_or_run);
+  all.insert(all.end(), overrides.begin(), overrides.end());
+  return load_job(RunDirectory{job_or_run}.job_file(), data, all);
 }
 
 }  // namespace medsynth::cli

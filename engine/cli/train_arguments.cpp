@@ -12,7 +12,6 @@
 #include "config/network_size.hpp"
 #include "config/task_catalog.hpp"
 #include "core/error.hpp"
-#include "diffusion/ldm_pipeline.hpp"
 #include "run/run_directory.hpp"
 #include "volume/atomic_file.hpp"
 
@@ -75,15 +74,8 @@ void add_train_options(CLI::App& cmd, TrainArguments& a) {
 }
 
 JobSpec load_train_job(const TrainArguments& a) {
-  JobSpec job;
-  if (fs::is_directory(a.job_file)) {
-    // A run's networks as the start of a new run (import-maisi's: fine-tuning).
-    std::vector<std::string> overrides = overrides_starting_from_run(a.job_file);
-    overrides.insert(overrides.end(), a.overrides.begin(), a.overrides.end());
-    job = load_job(RunDirectory{a.job_file}.job_file(), a.data, overrides);
-  } else {
-    job = load_job(a.job_file, a.data, a.overrides);
-  }
+  // A run directory: its networks as the start of a new run (import-maisi's: fine-tuning).
+  JobSpec job = load_job_or_run(a.job_file, a.data, a.overrides);
   if (!a.runs_dir.empty()) job.output.runs_dir = a.runs_dir;
   refuse_job_networks_larger_than_memory(job, a.job_file);
   refuse_job_activations_larger_than_memory(job, a.job_file, /*generating=*/false);

@@ -1,7 +1,11 @@
-// `medsynth-engine validate JOB [key=value ...] [--plan]`: lists every problem
-// of a job file with its field path (exit 2), or prints the resolved job
-// (exit 0); --plan adds the planner's estimate of a training step's memory
-// and work (config/job_plan.hpp) against this machine's memory.
+// `medsynth-engine validate JOB|RUN [key=value ...] [--data DIR] [--plan]`:
+// lists every problem of a job file with its field path (exit 2), or prints
+// the resolved job (exit 0). A run directory is checked as `train RUN` would
+// train it. --data also runs the data checks training runs before step 0
+// (train/training_data_check.hpp: a case's missing contrast, a bad header,
+// too few batches), exit 3 or 2 as train's; --plan adds the planner's
+// estimate of a training step's memory and work (config/job_plan.hpp)
+// against this machine's memory.
 #include <CLI/CLI.hpp>
 
 #include <unistd.h>
@@ -10,11 +14,15 @@
 #include <iomanip>
 #include <iostream>
 
+#include "cli/engine_tasks.hpp"
 #include "cli/job_arguments.hpp"
 #include "cli/verbs.hpp"
 #include "config/job_loader.hpp"
 #include "config/job_plan.hpp"
 #include "config/network_size.hpp"
+#include "diffusion/ldm_pipeline.hpp"
+#include "train/task_registry.hpp"
+#include "train/training_data_check.hpp"
 
 namespace medsynth::cli {
 
@@ -51,6 +59,23 @@ void print_plan(const JobPlan& plan, bool amp, std::ostream& out) {
         << "\n";
 }
 
+// The data checks of the stage that first reads the job's data: the task
+// itself, or an ldm pipeline's autoencoder stage; the other stages read
+// what earlier ones wrote (latents), which a job file alone does not have.
+void check_data(const JobSpec& job, const std::string& source, std::ostream& out) {
+  const TaskRegistry& tasks = engine_tasks();
+  JobSpec first = job;
+  if (tasks.is_pipeline(job.task)) {
+    if (job.task != "ldm" || !job.ldm.autoencoder_checkpoint.empty()) {
+      out << "data: task " << job.task << " reads its data when its encode stage starts (not checked here)\n";
+      return;
+    }
+    first = autoencoder_stage_job(job);
+  }
+  refuse_job_networks_larger_than_memory(first, source);  // as train does, before the task is built
+  out << "data: " << check_training_data(first, tasks).summary << " (one process)\n";
+}
+
 }  // namespace
 
 Action add_validate_verb(CLI::App& app) {
@@ -61,15 +86,20 @@ Action add_validate_verb(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("validate", "Check a job file: every error with its field path; exit 0 when valid");
-  cmd->add_option("job", args->job_file, "Job file (.yaml or .json)")->required();
+  cmd->add_option("job", args->job_file,
+                  "Job file (.yaml or .json), or a run directory (checked and planned as `train RUN` trains it)")
+      ->required();
   cmd->add_option("overrides", args->overrides, "Overrides key=value applied before validation");
-  cmd->add_option("--data", args->data, "Validate with this data folder or CSV manifest");
+  cmd->add_option("--data", args->data,
+                  "Validate with this data folder, CSV manifest or datalist, and run the data checks training runs "
+                  "before step 0");
   cmd->add_flag("--print", args->print, "Print the resolved job (all defaults filled in)");
   cmd->add_flag("--json", args->json, "With --print: as JSON");
   cmd->add_flag("--plan", args->plan,
                 "Estimate a training step's peak memory per process and its work, and compare with this machine");
   return [args] {
-    JobSpec job = load_job(args->job_file, args->data, args->overrides);
+    JobSpec job = load_job_or_run(args->job_file, args->data, args->overrides);
+    if (!args->data.empty()) check_data(job, args->job_file, std::cout);
     if (args->print) std::cout << (args->json ? job_to_json(job) : job_to_yaml(job)) << "\n";
     std::cerr << args->job_file << ": valid\n";
     if (args->plan) print_plan(plan_job(job), job.training.amp, std::cout);

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "data/ct_body_mask.hpp"
 #include "data/label_vocabulary.hpp"
 #include "data/spatial_transforms.hpp"
 
@@ -12,41 +13,10 @@ namespace medsynth {
 
 namespace {
 
-// Air is about -1000 HU, fat -100: a threshold between them outlines the body.
-constexpr float k_body_threshold_hu = -500.0f;
-
 std::string number_text(double v) {
   std::ostringstream out;
   out << v;
   return out.str();
-}
-
-// Fills the holes of one axial slice of `mask`: every pixel that the
-// outside (the slice's border) cannot reach through unmasked pixels.
-void fill_slice_holes(std::vector<std::uint8_t>& mask, std::size_t nx, std::size_t ny, std::size_t z) {
-  const std::size_t base = z * nx * ny;
-  std::vector<std::uint8_t> outside(nx * ny, 0);
-  std::vector<std::size_t> stack;
-  auto push = [&](std::size_t x, std::size_t y) {
-    const std::size_t i = y * nx + x;
-    if (!outside[i] && !mask[base + i]) {
-      outside[i] = 1;
-      stack.push_back(i);
-    }
-  };
-  for (std::size_t x = 0; x < nx; ++x) push(x, 0), push(x, ny - 1);
-  for (std::size_t y = 0; y < ny; ++y) push(0, y), push(nx - 1, y);
-  while (!stack.empty()) {
-    const std::size_t i = stack.back();
-    stack.pop_back();
-    const std::size_t x = i % nx, y = i / nx;
-    if (x > 0) push(x - 1, y);
-    if (x + 1 < nx) push(x + 1, y);
-    if (y > 0) push(x, y - 1);
-    if (y + 1 < ny) push(x, y + 1);
-  }
-  for (std::size_t i = 0; i < nx * ny; ++i)
-    if (!outside[i]) mask[base + i] = 1;
 }
 
 // Sets every pixel of one axial slice inside the convex hull of its masked
@@ -112,9 +82,8 @@ std::string add_body_envelope(Volume& label, const Volume* image, const std::str
       throw DataError(source, "the image for the body envelope is " + std::to_string(image->size[0]) + " x " +
                                   std::to_string(image->size[1]) + " x " + std::to_string(image->size[2]) +
                                   " voxels, the segmentation another grid; give the CT it was made from");
-    for (std::size_t i = 0; i < body.size(); ++i) body[i] = image->voxels[i] > k_body_threshold_hu;
-    for (std::size_t z = 0; z < nz; ++z) fill_slice_holes(body, nx, ny, z);
-    how = "the CT image (HU > -500, holes filled per axial slice)";
+    body = ct_body_mask(*image);
+    how = "the CT image (HU > -500, the table and other detached pieces removed, holes filled per axial slice)";
   } else {
     for (std::size_t i = 0; i < body.size(); ++i) body[i] = label.voxels[i] > 0;
     for (std::size_t z = 0; z < nz; ++z) fill_slice_hull(body, nx, ny, z);

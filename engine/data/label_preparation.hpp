@@ -35,7 +35,8 @@ struct PreparedLabel {
 };
 
 // `image`: the CT the segmentation was made from, on its grid, for the body
-// envelope (HU > -500, holes filled slice by slice); without it the envelope
+// envelope (HU > -500 without the scanner table, holes filled slice by
+// slice: data/ct_body_mask.hpp); without it the envelope
 // is each axial slice's convex hull of the labels, a coarser outline, said
 // in `envelope`. DataError naming `source` for an image on another grid or
 // a voxel that is not a whole number.

@@ -18,6 +18,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/trainer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_checkpoints.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_data.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/training_data_check.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_session.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_setup.cpp

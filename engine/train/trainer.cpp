@@ -46,7 +46,7 @@ void end_step(TrainingSession& s, TrainingLoopState& loop, const StepAttempt& st
 // guard rolled back (the caller starts over from the restored position).
 bool train_epoch(TrainingSession& s, TrainingLoopState& loop) {
   s.data->batches().start_epoch(s.progress.epoch, s.progress.batch_in_epoch);
-  while (s.progress.step < s.total_steps && s.progress.batch_in_epoch + s.accum <= s.steps_per_epoch * s.accum) {
+  while (s.progress.step < s.total_steps && s.progress.batch_in_epoch < s.batches_per_epoch) {
     StepAttempt step = accumulate_step(s);
     if (!step.finite) {
       if (skip_bad_step(s, loop, step)) return false;

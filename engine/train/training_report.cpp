@@ -83,17 +83,19 @@ void log_loss_window(TrainingSession& s, TrainingLoopState& loop, const StepAtte
   const double seconds = seconds_since(loop.window_start);
   const double mean_loss = loop.window_loss / loop.window_steps;
   s.metric("train/loss", mean_loss);
-  for (const auto& [name, value] : step.terms) s.metric(name, value / s.accum);
+  for (const auto& [name, value] : step.terms) s.metric(name, value / step.micro_batches);
   s.metric("lr", step.lr);
   // Throughput of the whole run: every rank processes its own batches.
-  const double samples = static_cast<double>(s.job.training.batch_size) * s.accum * loop.window_steps * s.world_size;
-  const double vox_per_s = seconds > 0 ? static_cast<double>(s.voxels_per_batch) * s.accum * loop.window_steps * s.world_size / seconds : 0;
+  const double samples = static_cast<double>(s.job.training.batch_size) * loop.window_micro_batches * s.world_size;
+  const double vox_per_s =
+      seconds > 0 ? static_cast<double>(s.voxels_per_batch) * loop.window_micro_batches * s.world_size / seconds : 0;
   s.metric("throughput/vox_per_s", vox_per_s);
   const double eta = seconds / loop.window_steps * (s.total_steps - s.progress.step);
   if (s.events) s.events->progress(s.progress.step, s.total_steps, s.progress.epoch, epochs_of_run(s), seconds > 0 ? samples / seconds : 0, eta);
   loop.result.final_train_loss = mean_loss;
   loop.window_loss = 0;
   loop.window_steps = 0;
+  loop.window_micro_batches = 0;
   loop.window_start = TrainingClock::now();
 }
 

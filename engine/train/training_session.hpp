@@ -54,7 +54,8 @@ struct TrainingSession {
   c10::Device device{c10::kCPU};
   bool amp = false;                  // as it runs: off on a CPU where bf16 autocast would be slower (autocast_scope.hpp)
   at::MemoryFormat memory_format = at::MemoryFormat::Contiguous;
-  int accum = 1;                     // micro-batches per optimizer step
+  int accum = 1;              // micro-batches per optimizer step (the epoch's last step may have fewer)
+  int batches_per_epoch = 0;  // this rank's micro-batches per epoch: the same on every rank
   int steps_per_epoch = 0;
   int total_steps = 0;
   std::int64_t voxels_per_batch = 0;
@@ -109,6 +110,7 @@ struct TrainingLoopState {
   int consecutive_bad = 0;  // non-finite steps in a row (the NaN guard)
   double window_loss = 0;   // the loss window logged every output.log_every_steps
   int window_steps = 0;
+  int window_micro_batches = 0;  // the window's micro-batches per rank (throughput)
   TrainingClock::time_point window_start;
   // The last progress line off a terminal (TrainerOptions::progress_every_s).
   TrainingClock::time_point last_progress_line;

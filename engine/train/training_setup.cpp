@@ -20,6 +20,7 @@
 #include "state/ema_weights.hpp"
 #include "train/task.hpp"
 #include "train/task_registry.hpp"
+#include "train/training_data_check.hpp"
 #include "train/training_tasks.hpp"
 
 namespace medsynth {
@@ -64,17 +65,28 @@ void seed_and_choose_device(TrainingSession& s) {
   }
 }
 
+// Ranks that disagree on the batches of an epoch would step apart and wait
+// on each other's gradients for ever. The loaders pad every rank's share to
+// one length (DistributedSampler's rule) or agree on the least; this holds
+// them to it: the sums of b and b^2 match world x b only when all b are equal.
+void agree_on_batches_per_epoch(TrainingSession& s) {
+  if (!s.dist) return;
+  const double b = s.batches_per_epoch;
+  const auto sums = s.dist->all_reduce_sum({b, b * b}, "batches per epoch");
+  if (sums[0] != s.world_size * b || sums[1] != s.world_size * b * b)
+    throw RuntimeError("training: the ranks' data loaders give different numbers of batches per epoch (rank " +
+                       std::to_string(s.rank) + ": " + std::to_string(s.batches_per_epoch) + ", mean " +
+                       std::to_string(sums[0] / s.world_size) + ")");
+}
+
 // The task's data for this rank; then the length of the run.
 void make_data(TrainingSession& s) {
   const JobSpec& job = s.job;
   s.data = s.task->make_data(RunShard{s.rank, s.world_size, s.dist});
-  const int batches_per_epoch = s.data->batches().batches_per_epoch();
+  s.batches_per_epoch = s.data->batches().batches_per_epoch();
+  agree_on_batches_per_epoch(s);
   s.accum = job.training.gradient_accumulation_steps;
-  s.steps_per_epoch = batches_per_epoch / s.accum;
-  if (s.steps_per_epoch < 1)
-    throw UsageError("training: " + std::to_string(batches_per_epoch) +
-                     " batches per epoch cannot fill one optimizer step of " + std::to_string(s.accum) +
-                     " accumulation steps; lower training.batch_size or gradient_accumulation_steps or add data");
+  s.steps_per_epoch = optimizer_steps_per_epoch(s.batches_per_epoch, s.accum);
   s.total_steps = job.training.max_steps > 0 ? job.training.max_steps : job.training.epochs * s.steps_per_epoch;
 }
 

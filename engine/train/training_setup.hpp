@@ -13,7 +13,8 @@ void open_run_outputs(TrainingSession& s);
 
 // Everything else up to step one: threads and seeds, device, task, data,
 // optimizers, EMA, checkpoint store, resume, gradient sync. Throws
-// medsynth::Error subclasses (UsageError for data that cannot fill one step).
+// medsynth::Error subclasses (UsageError for data without a batch; RuntimeError
+// when the ranks' loaders disagree on the batches of an epoch).
 void set_up_training(TrainingSession& s);
 
 }  // namespace medsynth

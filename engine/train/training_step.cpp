@@ -2,6 +2,7 @@
 
 #include <torch/nn/utils/clip_grad.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -26,6 +27,7 @@ void add_l2_to_gradients(const std::vector<at::Tensor>& parameters, double weigh
 }
 
 void accumulate_micro_batch(TrainingSession& s, int micro, StepAttempt& step) {
+  const int micros = step.micro_batches;
   static const std::vector<std::uint64_t> no_keys;  // the task then draws noise from the rank's generator
   auto batch = s.data->batches().next();
   if (!batch) throw RuntimeError("data loader ended early in epoch " + std::to_string(s.progress.epoch));
@@ -42,10 +44,10 @@ void accumulate_micro_batch(TrainingSession& s, int micro, StepAttempt& step) {
     loss = s.hooks.loss(g, loss);
     const double value = loss.item<double>();
     if (!std::isfinite(value)) step.finite = false;
-    if (g == 0) step.loss += value / s.accum;
-    const bool sync_now = s.sync && micro == s.accum - 1;  // DDP's no_sync() on the other micro-steps
+    if (g == 0) step.loss += value / micros;
+    const bool sync_now = s.sync && micro == micros - 1;  // DDP's no_sync() on the other micro-steps
     if (sync_now) s.sync->prepare(g);
-    s.scaler.scale_loss(loss / s.accum).backward();
+    s.scaler.scale_loss(loss / micros).backward();
     if (sync_now) s.sync->finish(g);
   }
 }
@@ -67,8 +69,13 @@ void agree_across_ranks(TrainingSession& s, StepAttempt& step) {
 StepAttempt accumulate_step(TrainingSession& s) {
   StepAttempt step;
   s.hooks.begin_step(s.progress.step);
-  for (int micro = 0; micro < s.accum; ++micro) accumulate_micro_batch(s, micro, step);
-  s.progress.batch_in_epoch += s.accum;
+  // The epoch's last step takes the micro-batches that are left, as
+  // Lightning does; each loss divided by their count, so that the gradient
+  // is their mean as a full step's is. Every rank has as many batches
+  // (training_setup's make_data), so they agree on the count and sync together.
+  step.micro_batches = std::min(s.accum, s.batches_per_epoch - s.progress.batch_in_epoch);
+  for (int micro = 0; micro < step.micro_batches; ++micro) accumulate_micro_batch(s, micro, step);
+  s.progress.batch_in_epoch += step.micro_batches;
   agree_across_ranks(s, step);
   for (std::size_t g = 0; g < s.optimizers.size() && step.finite; ++g)
     if (s.task->group_active(g, s.progress.step)) step.finite = s.scaler.unscale_and_check(s.optimizers[g].group.parameters);
@@ -111,6 +118,7 @@ void apply_update(TrainingSession& s, TrainingLoopState& loop, StepAttempt& step
   s.ema->update(s.progress.step);
   loop.window_loss += step.loss;
   ++loop.window_steps;
+  loop.window_micro_batches += step.micro_batches;
 }
 
 }  // namespace medsynth

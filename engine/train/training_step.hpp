@@ -13,6 +13,7 @@ namespace medsynth {
 // One attempt at the optimizer step progress.step.
 struct StepAttempt {
   std::map<std::string, double> terms;  // the task's named loss parts, summed over micro-batches
+  int micro_batches = 0;                // s.accum, or fewer at the end of an epoch
   double loss = 0;                      // group 0's loss, mean over micro-batches (and ranks)
   bool finite = true;                   // losses and (unscaled) gradients finite on every rank
   bool stop_agreed = false;             // some rank was asked to stop (distributed runs)

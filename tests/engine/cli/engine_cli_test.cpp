@@ -303,6 +303,32 @@ TEST(EngineCli, TruncatedVolumeAmongGoodOnesExits3NamingIt) {
   EXPECT_NE(r.err.find("ct_1.nii.gz"), std::string::npos) << r.err;
 }
 
+// Issue 54 item 4: a folder giving 3 batches per epoch with the templates'
+// gradient_accumulation_steps 4 exited 2 ("cannot fill one optimizer
+// step"). It trains: one optimizer step per epoch on the 3 micro-batches.
+TEST(EngineCli, AFolderThatCannotFillOneAccumulationTrainsOnThePartialStep) {
+  test::TempDir dir("cli-partial");
+  write_phantoms(dir / "data", 4);
+  auto r = run_process({engine_binary(), "train", write_job(dir), "--data", (dir / "data").string(),
+                        "data.val_fraction=0.25", "training.batch_size=1", "training.gradient_accumulation_steps=4",
+                        "training.max_steps=0", "training.epochs=2", "--no-progress", "--json"},
+                       dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("cannot fill one optimizer step"), std::string::npos) << r.err;
+  int progress = 0;
+  std::int64_t last_step = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto e = nlohmann::json::parse(line, nullptr, false);
+    if (e.is_discarded() || e.value("type", "") != "progress") continue;
+    ++progress;
+    last_step = e.value("step", std::int64_t{0});
+    EXPECT_EQ(e.value("total_steps", std::int64_t{0}), 2) << line;
+  }
+  EXPECT_EQ(progress, 2) << r.out;
+  EXPECT_EQ(last_step, 2);
+}
+
 TEST(EngineCli, TrainsOnAFolderOfVolumesAndEvaluatesTheCheckpoint) {
   test::TempDir dir("cli");
   write_phantoms(dir / "data", 4);

@@ -107,3 +107,32 @@ TEST(JobPlan, ValidateShowsThePlanAndSaysWhenAJobCannotFit) {
 
 }  // namespace
 }  // namespace medsynth
+
+namespace medsynth {
+namespace {
+
+// Issue 54 item 5: `validate RUN --plan` failed ("is a directory"). A run
+// directory is the job `train RUN` trains: its job.yaml starting from its
+// networks, so an ldm run with a trained autoencoder plans its diffusion
+// stage, not the autoencoder stage its job.yaml alone would train.
+TEST(JobPlan, ValidatePlansARunDirectoryAsTrainRunTrainsIt) {
+  test::TempDir dir("job-plan-run");
+  const auto run = dir / "ldm-run";
+  std::filesystem::create_directories(run / "autoencoder" / "checkpoints");
+  test::write_bytes((run / "autoencoder" / "checkpoints" / "last.safetensors").string(), "");
+  std::filesystem::copy_file(std::string(MEDSYNTH_SOURCE_DIR) + "/resources/jobs/ldm-tiny.yaml", run / "job.yaml");
+  const auto alone = test::run_process({test::engine_binary(), "validate", (run / "job.yaml").string(), "--plan"},
+                                       dir.path().string());
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_NE(alone.out.find("plan (an estimate; docs/performance.md, \"The planner\"): autoencoder stage"),
+            std::string::npos)
+      << alone.out;
+  const auto r = test::run_process({test::engine_binary(), "validate", run.string(), "--plan"}, dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(run.string() + ": valid"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("\"The planner\"): diffusion stage"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("autoencoder stage"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace medsynth

@@ -196,6 +196,32 @@ TEST(Translation, AMissingContrastFailsNamingTheCaseAndTheContrast) {
   EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
 }
 
+// Issue 54 item 5: `validate JOB --data DIR` said "valid" for a folder whose
+// case lacks a contrast that train then refused by name. validate runs the
+// data checks training runs before step 0 (the task's own make_data).
+TEST(Translation, ValidateWithDataRefusesAMissingContrastAsTrainDoes) {
+  test::TempDir dir("translation-validate");
+  test::write_brats_folder(dir / "BraTS2023", test::BratsNaming::brats2023, 4);
+  const auto validate = [&] {
+    return test::run_process(
+        {test::engine_binary(), "validate", template_file(), "--data", (dir / "BraTS2023").string(),
+         "model.diffusion_unet.channels=[8,16]", "model.diffusion_unet.num_res_blocks=[1,1]",
+         "model.diffusion_unet.attention_levels=[false,false]", "model.diffusion_unet.num_head_channels=[0,0]",
+         "model.diffusion_unet.norm_num_groups=4", "data.patch_size=[16,16,16]", "data.val_fraction=0.25"},
+        dir.path().string());
+  };
+  const auto ok = validate();
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("data: 3 train / 1 val cases of 4 contrasts, 3 batches, 1 optimizer step per epoch"),
+            std::string::npos)
+      << ok.out;
+  fs::remove(dir / "BraTS2023" / "BraTS-GLI-00002-000" / "BraTS-GLI-00002-000-t1c.nii.gz");
+  const auto r = validate();
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("case BraTS-GLI-00002-000 has no t1c contrast"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(": valid"), std::string::npos) << r.err;
+}
+
 // Contrasts of one case on different grids are refused, not resampled
 // (aligning them would be registration): the error names the case.
 TEST(Translation, ContrastsOnDifferentGridsAreRefusedNamingTheCase) {

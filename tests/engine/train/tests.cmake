@@ -10,6 +10,12 @@ medsynth_add_test(NAME train_trainer_test
     ${PROJECT_SOURCE_DIR}/tests/support/png_reader.cpp
   LIBS medsynth_engine nlohmann_json::nlohmann_json PNG::PNG
   LABELS unit)
+# Issue 54 item 4: the epoch's last optimizer step on the micro-batches left.
+medsynth_add_test(NAME train_partial_accumulation_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/partial_accumulation_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)
+target_include_directories(train_partial_accumulation_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
 # The validation slices: planes, orientation, intensity map, layout.
 medsynth_add_test(NAME train_validation_images_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/validation_images_test.cpp
