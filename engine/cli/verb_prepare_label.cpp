@@ -46,6 +46,14 @@ Action add_prepare_label_verb(CLI::App& app) {
       ->expected(3);
   cmd->add_flag("--overwrite", a->overwrite, "Replace --out when it exists");
   return [a] {
+    // --overwrite replaced the segmentation itself with --out X on input X
+    // (issue 50 item 10): an input is never replaced, whatever the flag says.
+    for (const auto& [input, option] : {std::pair{a->segmentation, "the segmentation"}, {a->image, "--image"}}) {
+      std::error_code ec;
+      if (!input.empty() && std::filesystem::equivalent(input, a->out, ec))
+        throw UsageError("--out: " + a->out + " is " + option +
+                         " this reads; it is never replaced: choose another name");
+    }
     if (!a->overwrite && std::filesystem::exists(a->out))
       throw UsageError("--out: " + a->out + " exists; choose another name or pass --overwrite");
     if (a->spacing.size() == 3) {

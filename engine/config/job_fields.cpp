@@ -253,7 +253,7 @@ std::vector<JobFieldRow> table() {
        .help = "10, 18, 34 (BasicBlock) or 50 (Bottleneck; the seed's resnet50)."},
       {.path = "model.resnet.block_inplanes", .label = "ResNet widths",
        .help = "Channels of layer1..layer4 (MONAI: 64, 128, 256, 512; x4 for depth 50).",
-       .range = at_least(1), .advanced = true},
+       .range = between(1, 2048), .advanced = true},
       {.path = "model.resnet.conv1_t_size", .label = "First conv kernel",
        .help = "Kernel of conv1 (MONAI: 7); odd.", .advanced = true},
       {.path = "model.resnet.conv1_t_stride", .label = "First conv stride",

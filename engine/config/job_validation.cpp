@@ -22,8 +22,15 @@ bool is_name_char(char c) {
 }
 
 void check_top(const JobSpec& job, Checks& c) {
+  // The run directory is NAME-<time stamp>, and sweep writes sweep-NAME-<stamp>.json:
+  // both must stay within a file name's 255 bytes (issue 50 item 10: sweep
+  // --dry-run accepted a name of 100 000 characters).
+  constexpr std::size_t k_max_name = 128;
   if (job.name.empty()) {
     c.fail("name", "must not be empty (it names the run directory)");
+  } else if (job.name.size() > k_max_name) {
+    c.fail("name", "is " + std::to_string(job.name.size()) + " characters long; at most " + std::to_string(k_max_name) +
+                       " (it names the run directory)");
   } else {
     bool ok = job.name != "." && job.name != "..";
     for (char ch : job.name) ok = ok && is_name_char(ch);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "config/job_plan.hpp"
@@ -57,6 +58,22 @@ double estimated_parameters(const DiffusionUnetOptions& o) {
   }
   const double top = o.channels.empty() ? 0 : o.channels.back();
   total += 2 * 2 * k_kernel * top * top + 4 * top * top;  // the middle block
+  return total;
+}
+
+double estimated_parameters(const ResNetShape& o) {
+  const double kernel = o.spatial_dims == 2 ? 9.0 : k_kernel;  // the blocks' 3^d convolutions
+  double in = o.stem_width,
+         total = std::pow(static_cast<double>(o.stem_kernel), o.spatial_dims) * o.input_channels * o.stem_width;
+  for (std::size_t l = 0; l < o.widths.size() && l < o.blocks.size(); ++l) {
+    const double w = o.widths[l], out = o.bottleneck ? 4 * w : w;
+    for (int b = 0; b < o.blocks[l]; ++b) {
+      // Bottleneck: 1^d in->w, 3^d w->w, 1^d w->4w; basic: 3^d in->w, 3^d w->w.
+      total += o.bottleneck ? in * w + kernel * w * w + w * out : kernel * in * w + kernel * w * w;
+      if (b == 0) total += in * out;  // the downsampling shortcut
+      in = out;
+    }
+  }
   return total;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "config/autoencoder_kl_options.hpp"
 #include "config/diffusion_spec.hpp"
@@ -18,6 +19,21 @@ namespace medsynth {
 
 double estimated_parameters(const AutoencoderKLOptions& options);
 double estimated_parameters(const DiffusionUnetOptions& options);
+
+// A ResNet as the feature networks build one (models/resnet3d.hpp in 3D,
+// models/radimagenet_resnet.hpp in 2D): a stem convolution, then blocks[l]
+// blocks of widths[l] channels per layer, bottlenecks (x4 out) or basic
+// blocks. Nothing of it is a job field: its shapes come from a weights file.
+struct ResNetShape {
+  int input_channels = 1;
+  int stem_width = 64;
+  int stem_kernel = 7;   // along each spatial axis
+  int spatial_dims = 3;  // 3 (ResNet3d) or 2 (RadImageNet)
+  bool bottleneck = true;
+  std::vector<int> widths;
+  std::vector<int> blocks;
+};
+double estimated_parameters(const ResNetShape& shape);
 
 // This machine's memory in bytes (0 where it cannot be read).
 std::uint64_t physical_memory_bytes();

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <climits>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "core/bounded_json.hpp"
@@ -137,6 +139,42 @@ std::vector<CaseEntry> list_case_folder(const std::string& folder, const std::st
   return cases;
 }
 
+namespace {
+
+// A path no file system has: a NUL cut it where the OS reads it (an entry
+// "/etc/passwd\u0000..." was checked, and reported, as /etc/passwd), and a
+// 10 MB path was printed twice over (issue 50 item 10).
+void refuse_impossible_path(const std::string& text, const std::string& field, const std::string& where) {
+  constexpr std::size_t k_shown = 120;
+  std::string shown;
+  for (const char ch : text.substr(0, k_shown)) shown += ch == '\0' ? std::string("\\0") : std::string(1, ch);
+  if (text.size() > k_shown) shown += "... (" + std::to_string(text.size()) + " bytes)";
+  if (text.find('\0') != std::string::npos)
+    throw DataError(where, field + " '" + shown + "' holds a NUL byte, which no path can");
+  if (text.size() > PATH_MAX)
+    throw DataError(where, field + " '" + shown + "' is longer than any path (" + std::to_string(PATH_MAX) + " bytes)");
+}
+
+// The same image in two entries trained on one copy and validated on the
+// other (the last entries are held out): a folder refuses the same scan
+// twice, and so does a datalist, naming both entries.
+void refuse_a_file_listed_twice(const CaseEntry& c, std::size_t index, const std::string& key, const std::string& where,
+                                std::map<std::string, std::size_t>& first_listing) {
+  std::vector<std::string> files;
+  for (const auto& [name, file] : c.contrasts) files.push_back(file);
+  if (!c.label.empty()) files.push_back(c.label);
+  for (const auto& file : files) {
+    std::error_code ec;
+    const fs::path canonical = fs::canonical(file, ec);
+    const auto [at, fresh] = first_listing.emplace(ec ? file : canonical.string(), index);
+    if (!fresh && at->second != index)
+      throw DataError(where, "lists " + file + ", which " + key + "[" + std::to_string(at->second) +
+                                 "] lists too (the same scan twice?); keep one of them");
+  }
+}
+
+}  // namespace
+
 std::vector<CaseEntry> read_datalist(const std::string& json_path, const std::string& key, const std::string& root) {
   const nlohmann::json doc = read_bounded_json_file(json_path, k_case_list_json_cap, "cannot open the datalist");
   if (!doc.is_object() || !doc.contains(key))
@@ -146,6 +184,7 @@ std::vector<CaseEntry> read_datalist(const std::string& json_path, const std::st
   const fs::path base = root.empty() ? fs::path(json_path).parent_path() : fs::path(root);
   std::vector<CaseEntry> cases;
   std::set<std::string> ids;
+  std::map<std::string, std::size_t> first_listing;  // image file -> the entry that lists it
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string where = json_path + ": " + key + "[" + std::to_string(i) + "]";
     const nlohmann::json& entry = list[i];
@@ -154,6 +193,7 @@ std::vector<CaseEntry> read_datalist(const std::string& json_path, const std::st
       if (!value.is_string() || value.get<std::string>().empty())
         throw DataError(where, "'" + field + "' is neither a path nor a list of paths");
       const std::string text = value.get<std::string>();
+      refuse_impossible_path(text, field, where);
       fs::path path(text);
       if (path.is_relative()) path = base / path;
       std::error_code ec;
@@ -199,6 +239,7 @@ std::vector<CaseEntry> read_datalist(const std::string& json_path, const std::st
       add_contrast(c, lower(name), resolve(value, name), where);
     }
     if (entry.contains("label")) c.label = resolve(entry.at("label"), "label");
+    refuse_a_file_listed_twice(c, i, key, where, first_listing);
     if (!ids.insert(c.id).second) c.id += "-" + std::to_string(i);  // two entries of one folder: keep both, apart
     cases.push_back(std::move(c));
   }

@@ -17,26 +17,30 @@ using Json = nlohmann::json;
 // A built-in table: malformed would be our bug, found by the first test.
 Json builtin(const char* text) { return Json::parse(text); }
 
+// Only the canonical spelling: std::stoi read "+1", "01" and " 1" as 1, so
+// three entries for one label collapsed into whichever came last (issue 50
+// item 10, as the fuzzer's F1 found for configs).
 int source_id(const std::string& key, const std::string& file) {
-  std::size_t used = 0;
-  int id = 0;
-  try {
-    id = std::stoi(key, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != key.size() || id <= 0)
-    throw DataError(file, "entry \"" + key + "\": a source label must be an integer > 0");
-  return id;
+  const bool canonical =
+      !key.empty() && key.size() <= 9 && key[0] != '0' && key.find_first_not_of("0123456789") == std::string::npos;
+  if (!canonical)
+    throw DataError(file, "entry \"" + key +
+                              "\": a source label must be an integer > 0 written plainly (no sign, "
+                              "leading zero or space; at most 9 digits)");
+  return std::stoi(key);
 }
 
 // A MAISI id (0: none) or class name, as a user's map gives it.
 int maisi_id(const Json& value, const std::string& key, const std::string& file) {
   const auto& classes = maisi_ct_classes();
   if (value.is_number_integer()) {
-    const int id = value.get<int>();
+    // Compared as JSON reads it: get<int>() made 2^32+1 class 1 (liver) and 2^64-1 class -1.
+    const bool in_range = value.is_number_unsigned()
+                              ? value.get<std::uint64_t>() <= 1000
+                              : value.get<std::int64_t>() >= 0 && value.get<std::int64_t>() <= 1000;
+    const int id = in_range ? value.get<int>() : -1;
     if (id == 0 || classes.count(id)) return id;
-    throw DataError(file, "entry \"" + key + "\": " + std::to_string(id) + " is not a MAISI CT class id");
+    throw DataError(file, "entry \"" + key + "\": " + value.dump() + " is not a MAISI CT class id");
   }
   if (value.is_string()) {
     for (const auto& [id, name] : classes)

@@ -4,9 +4,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 
 #include "core/bounded_json.hpp"
 #include "core/error.hpp"
+#include "core/file_digest.hpp"
 #include "core/volume_file_names.hpp"
 #include "diffusion/volume_provenance.hpp"
 #include "volume/atomic_file.hpp"
@@ -37,10 +39,20 @@ void read_quality(const fs::path& report, DatasetCardPair& pair) {
     throw DataError(report.string(), "not a quality report of generate --quality-check (passed, tries)");
   pair.quality_passed = q["passed"].get<bool>();
   pair.quality_tries = static_cast<int>(q["tries"].size());
-  if (!q["tries"].empty() && q["tries"].back().contains("organs"))
-    for (const auto& organ : q["tries"].back()["organs"])
-      if (organ.value("outlier", false))
-        pair.quality_failures += (pair.quality_failures.empty() ? "" : "; ") + organ.value("organ", std::string("?"));
+  if (q["tries"].empty() || !q["tries"].back().contains("organs")) return;
+  // Each organ is an object of strings and booleans: anything else threw
+  // nlohmann's type_error.306, naming no file (issue 50 item 10).
+  const Json& organs = q["tries"].back()["organs"];
+  const auto is_organ = [](const Json& o) {
+    return o.is_object() && (!o.contains("outlier") || o["outlier"].is_boolean()) &&
+           (!o.contains("organ") || o["organ"].is_string());
+  };
+  if (!organs.is_array() || !std::all_of(organs.begin(), organs.end(), is_organ))
+    throw DataError(report.string(),
+                    "its last try's organs are not a list of {\"organ\": name, \"outlier\": true|false}");
+  for (const auto& organ : organs)
+    if (organ.value("outlier", false))
+      pair.quality_failures += (pair.quality_failures.empty() ? "" : "; ") + organ.value("organ", std::string("?"));
 }
 
 // A ratio of the audit; null (evaluate without a run has no latent ratio)
@@ -54,7 +66,15 @@ double audit_ratio(const Json& c, const char* key) {
 void read_memorization(const fs::path& evaluation, std::vector<DatasetCardPair>& pairs) {
   const Json e = read_json_file(evaluation, k_case_list_json_cap);  // one memorization case per generated volume
   if (!e.contains("memorization") || !e["memorization"].is_object()) return;  // evaluated without --train
-  for (const auto& c : e["memorization"].value("cases", Json::array())) {
+  const Json cases = e["memorization"].value("cases", Json::array());
+  const auto is_case = [](const Json& c) {
+    return c.is_object() && (!c.contains("generated") || c["generated"].is_string()) &&
+           (!c.contains("flagged") || c["flagged"].is_boolean());
+  };
+  if (!cases.is_array() || !std::all_of(cases.begin(), cases.end(), is_case))
+    throw DataError(evaluation.string(),
+                    "memorization.cases is not a list of {\"generated\": file, \"flagged\": true|false, ...}");
+  for (const auto& c : cases) {
     const std::string generated = fs::path(c.value("generated", std::string())).filename().string();
     for (auto& pair : pairs)
       if (pair.image == generated) {
@@ -65,6 +85,30 @@ void read_memorization(const fs::path& evaluation, std::vector<DatasetCardPair>&
 }
 
 std::string short_hash(const std::string& h) { return h.size() > 12 ? h.substr(0, 12) : h; }
+
+// Text from a stranger's files (organ names of a quality report, file names)
+// as one Markdown table cell: a forged organ name added a heading and an
+// <img> to the card (issue 50 item 10). Line breaks become spaces, HTML
+// its entities, and the punctuation of Markdown's emphasis, links, images
+// and cells is escaped.
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    if (ch == '<')
+      out += "&lt;";
+    else if (ch == '>')
+      out += "&gt;";
+    else if (ch == '&')
+      out += "&amp;";
+    else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
+      out += ' ';
+    else if (std::string_view("\\`*_[]!|~").find(ch) != std::string_view::npos)
+      out += std::string("\\") + ch;
+    else
+      out += ch;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -96,6 +140,7 @@ DatasetCard read_dataset_card(const std::string& folder, const std::string& eval
       pair.controlnet_hash = p->controlnet_checkpoint_hash;
       pair.label_hash = p->label_hash;
     }
+    pair.label_file_hash = file_sha256(*label);  // the file's own, not what a provenance claims
     read_quality(quality_report_of(image), pair);
     card.pairs.push_back(std::move(pair));
   }
@@ -129,6 +174,7 @@ std::string write_dataset_card(const DatasetCard& card) {
                      {"controlnet", p.controlnet_hash},
                      {"label", p.label_hash}};
     }
+    j["label_sha256"] = p.label_file_hash;
     if (p.quality_passed) {
       ++checked;
       passed += *p.quality_passed ? 1 : 0;
@@ -166,16 +212,18 @@ std::string write_dataset_card(const DatasetCard& card) {
      << "\n"
      << "- Pairs whose image records its provenance: " << card.pairs.size() - without_provenance << " of "
      << card.pairs.size() << "\n\n"
-     << "Hashes are SHA-256 (first 12 hex digits) of the checkpoints and of the label map each image was generated "
-        "from.\n\n| image | label | seed | UNet | autoencoder | ControlNet | input label | QA | memorized |\n"
-     << "|---|---|---|---|---|---|---|---|---|\n";
+     << "Hashes are SHA-256 (first 12 hex digits): of each label file as it is in this folder, and, as each image's "
+        "provenance records them, of the checkpoints and of the label map it was generated from.\n\n"
+        "| image | label | label file | seed | UNet | autoencoder | ControlNet | input label | QA | memorized |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& p : card.pairs) {
-    md << "| " << p.image << " | " << p.label << " | " << (p.has_provenance ? std::to_string(p.seed) : "-") << " | "
-       << short_hash(p.unet_hash) << " | " << short_hash(p.autoencoder_hash) << " | " << short_hash(p.controlnet_hash)
-       << " | " << short_hash(p.label_hash) << " | "
+    md << "| " << markdown_cell(p.image) << " | " << markdown_cell(p.label) << " | " << short_hash(p.label_file_hash)
+       << " | " << (p.has_provenance ? std::to_string(p.seed) : "-") << " | " << short_hash(p.unet_hash) << " | "
+       << short_hash(p.autoencoder_hash) << " | " << short_hash(p.controlnet_hash) << " | " << short_hash(p.label_hash)
+       << " | "
        << (!p.quality_passed   ? "-"
            : *p.quality_passed ? "passed"
-                               : "failed: " + p.quality_failures)
+                               : "failed: " + markdown_cell(p.quality_failures))
        << " | "
        << (!p.memorized   ? "-"
            : *p.memorized ? "FLAGGED"

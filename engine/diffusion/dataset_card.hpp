@@ -20,8 +20,9 @@ struct DatasetCardPair {
   std::int64_t seed = 0;
   std::string scheduler, engine_version, modality;
   int steps = 0;
-  std::string unet_hash, autoencoder_hash, controlnet_hash, label_hash;
-  std::optional<bool> quality_passed;  // none: not checked
+  std::string unet_hash, autoencoder_hash, controlnet_hash, label_hash;  // as the image's provenance records them
+  std::string label_file_hash;                                           // of the label file itself
+  std::optional<bool> quality_passed;                                    // none: not checked
   int quality_tries = 0;
   std::string quality_failures;     // "liver median ... outside [...]" of the kept image
   std::optional<bool> memorized;    // none: not audited

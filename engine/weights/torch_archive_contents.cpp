@@ -3,7 +3,10 @@
 // Declared in torch_archive.hpp.
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <iterator>
+#include <set>
+#include <vector>
 
 #include "core/error.hpp"
 #include "weights/torch_archive.hpp"
@@ -60,7 +63,9 @@ std::map<std::string, at::Tensor> state_dict_of(const PickleValue& root, const s
   if (tensors.empty())
     throw DataError(path, "no tensors at the top level nor under unet_state_dict, controlnet_state_dict, state_dict or model");
   // Every foreign state dict (import-maisi, --init-weights, perceptual and
-  // feature networks) is read here: a NaN weight is refused as it is read.
+  // feature networks) is read here: an expanded view or a NaN weight is
+  // refused as it is read, the view first (its NaN check would expand it).
+  refuse_overlapping_tensors(tensors, path);
   refuse_non_finite_tensors(tensors, path);
   return drop_common_prefix(std::move(tensors));
 }
@@ -69,6 +74,35 @@ void refuse_non_finite_tensors(const std::map<std::string, at::Tensor>& tensors,
   for (const auto& [name, t] : tensors)
     if (t.is_floating_point() && t.numel() > 0 && !t.isfinite().all().item<bool>())
       throw DataError(path, "weight '" + name + "' holds NaN or infinite values; no network can use it");
+}
+
+void refuse_overlapping_tensors(const std::map<std::string, at::Tensor>& tensors, const std::string& path) {
+  for (const auto& [name, t] : tensors) {
+    // Axes by stride, smallest first: the tensor repeats no element when each
+    // axis steps past everything the axes inside it span.
+    std::vector<std::pair<std::int64_t, std::int64_t>> axes;  // (stride, size)
+    for (std::int64_t d = 0; d < t.dim(); ++d)
+      if (t.size(d) > 1) axes.emplace_back(t.stride(d), t.size(d));
+    std::sort(axes.begin(), axes.end());
+    std::int64_t span = 1;  // elements the inner axes reach, as a distance
+    for (const auto& [stride, size] : axes) {
+      if (stride < span)
+        throw DataError(
+            path, "weight '" + name + "' of size " + c10::str(t.sizes()) + " has stride " + c10::str(t.strides()) +
+                      ": a view whose elements overlap (stride 0 is torch's expand()), which no saved network's "
+                      "weight is; refusing it before a network is sized by it");
+      span = stride * (size - 1) + span;
+    }
+  }
+}
+
+double stored_elements(const std::map<std::string, at::Tensor>& tensors) {
+  std::set<const void*> seen;
+  double elements = 0;
+  for (const auto& [name, t] : tensors)
+    if (seen.insert(t.storage().unsafeGetStorageImpl()).second)
+      elements += static_cast<double>(t.storage().nbytes()) / static_cast<double>(t.element_size());
+  return elements;
 }
 
 std::map<std::string, double> scalar_extras_of(const PickleValue& root) {

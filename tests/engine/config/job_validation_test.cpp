@@ -206,6 +206,13 @@ const Rule k_rules[] = {
      "training.betas", "[0, 1)"},
     {"name_slash", [](JobSpec& j) { j.name = "a/b"; }, "name", "run directory"},
     {"name_empty", [](JobSpec& j) { j.name = ""; }, "name", "must not be empty"},
+    {"name_long", [](JobSpec& j) { j.name = std::string(100000, 'a'); }, "name",
+     "is 100000 characters long; at most 128"},
+    {"resnet_wide",
+     [](JobSpec& j) {
+       j.model.resnet.block_inplanes = {64, 128, 256, 4096};
+     },
+     "model.resnet.block_inplanes", "4096"},
     {"log_every", [](JobSpec& j) { j.output.log_every_steps = 0; }, "output.log_every_steps", ">= 1"},
 };
 

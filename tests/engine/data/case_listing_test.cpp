@@ -138,6 +138,34 @@ TEST(CaseListing, ADatalistEntryWhoseCaseIdIsDotOrDotDotIsRefusedNamingTheEntry)
   EXPECT_EQ(read_datalist(json, "training", "").front().id, "fine");
 }
 
+// Issue 50 item 10: a NUL in a path was read up to the NUL (an entry
+// "/etc/passwd\u0000x.nii.gz" was reported as "/etc/passwd"), a 10 MB path
+// was printed twice over, and one file listed four times trained on three
+// copies and validated on the fourth. Each is refused naming the entry; what
+// is printed of a path is cut to 120 characters.
+TEST(CaseListing, ADatalistPathWithANulOrTooLongAndAFileListedTwiceAreRefused) {
+  test::TempDir dir("datalist-paths");
+  test::write_bytes(dir / "a.nii.gz", "not read here");
+  test::write_bytes(dir / "b.nii.gz", "not read here");
+  const std::string json = (dir / "datalist.json").string();
+  const auto refusal = [&](const std::string& entries) {
+    std::ofstream(json) << R"({"training": [)" + entries + "]}";
+    return error_of([&] { read_datalist(json, "training", ""); });
+  };
+  const std::string nul = refusal("{\"image\": \"a.nii.gz\"}, {\"image\": \"/etc/passwd\\u0000x.nii.gz\"}");
+  EXPECT_NE(nul.find(json + ": training[1]: image '/etc/passwd\\0x.nii.gz' holds a NUL byte"), std::string::npos)
+      << nul;
+  const std::string long_path = refusal(R"({"image": ")" + std::string(10 << 20, 'a') + R"(.nii.gz"})");
+  EXPECT_NE(long_path.find("... (10485767 bytes)' is longer than any path"), std::string::npos)
+      << long_path.substr(0, 400);
+  EXPECT_LT(long_path.size(), 1000u);
+  const std::string twice = refusal(R"({"image": "a.nii.gz"}, {"image": "b.nii.gz"}, {"image": "./a.nii.gz"})");
+  EXPECT_NE(twice.find(json + ": training[2]: lists " + (dir / "a.nii.gz").string() + ", which training[0] lists too"),
+            std::string::npos)
+      << twice;
+  EXPECT_EQ(refusal(R"({"image": "a.nii.gz"}, {"image": "b.nii.gz"})"), "");
+}
+
 // Issue 50 item 8: a 150 MB datalist took 3.8 GB to parse. One over the
 // cap (64 MiB, some 200 000 cases) is refused by its size, naming it.
 TEST(CaseListing, ADatalistOverTheByteCapIsRefusedBeforeParsing) {

@@ -299,3 +299,22 @@ TEST(LabelPreparation, TheCtTableIsNotBody) {
   EXPECT_NE(r.out.find("table"), std::string::npos) << r.out;
   expect_table_removed(p, read_volume(out));
 }
+
+// Issue 50 item 10: `prepare-label X --out X --overwrite` replaced the
+// segmentation with its own remapping. An input is never replaced, under
+// any name that reaches it.
+TEST(LabelPreparation, TheVerbNeverReplacesItsOwnInputEvenWithOverwrite) {
+  test::TempDir dir("prepare-label-self");
+  const std::string seg = (dir / "seg.nii.gz").string();
+  write_volume(totalsegmentator_fixture(), seg);
+  const std::string before = test::read_bytes(seg);
+  for (const std::string& out : {seg, (dir / "." / "seg.nii.gz").string()}) {
+    const auto r = test::run_process(
+        {test::engine_binary(), "prepare-label", seg, "--from", "totalsegmentator", "--out", out, "--overwrite"},
+        dir.path().string());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("--out: " + out + " is the segmentation this reads; it is never replaced"), std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(test::read_bytes(seg), before);
+}

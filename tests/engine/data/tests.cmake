@@ -24,6 +24,11 @@ medsynth_add_test(NAME data_label_preparation_test
   LIBS medsynth_engine
   LABELS unit)
 add_dependencies(data_label_preparation_test medsynth-engine)
+# Issue 50 item 10: a user's label map, key by key and value by value.
+medsynth_add_test(NAME data_label_vocabulary_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/label_vocabulary_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
 # Issue 39 item 4: MAISI classes as DICOM-SEG segments, and the export verbs.
 medsynth_add_test(NAME data_label_dicom_export_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/label_dicom_export_test.cpp

@@ -87,3 +87,8 @@ medsynth_add_test(NAME diffusion_generate_quality_check_test
   LABELS unit)
 add_dependencies(diffusion_generate_quality_check_test medsynth-engine)
 target_compile_definitions(diffusion_generate_quality_check_test PRIVATE MEDSYNTH_DIFFUSION_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+# Issue 50 item 10: the dataset card of a folder built by hand.
+medsynth_add_test(NAME diffusion_dataset_card_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/dataset_card_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)

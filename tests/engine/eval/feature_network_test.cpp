@@ -10,7 +10,9 @@
 #include <ATen/ATen.h>
 #include <torch/script.h>
 
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <string>
@@ -151,6 +153,54 @@ TEST(FeatureNetwork, AMissingWeightIsNamed) {
     EXPECT_NE(std::string(e.what()).find("partial.pth"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("missing"), std::string::npos) << e.what();
   }
+}
+
+// Issue 50 item 5: the widths of a feature or perceptual network come from
+// its file's shapes, and the network was built before any shape was checked:
+// 1.7 KB files built 2-4 GB networks. A width over 2048 is refused naming the
+// tensor; a network larger than what its file stores (every parameter is
+// loaded from it) is refused before it is built, in 3D and 2D.
+TEST(FeatureNetwork, AFileWhoseShapesAskForANetworkLargerThanItselfIsRefusedBeforeBuilding) {
+  const auto reason = [](auto build, const std::map<std::string, at::Tensor>& w, const std::string& path) {
+    try {
+      build(w, path);
+    } catch (const DataError& e) {
+      EXPECT_EQ(e.path(), path);
+      return e.reason();
+    }
+    return std::string("accepted");
+  };
+  const auto resnet3d = [](const auto& w, const auto& p) { resnet_from_state_dict(w, p); };
+  const auto medicalnet = [](const auto& w, const auto& p) { medicalnet_resnet_from_state_dict(w, p); };
+  const auto radimagenet = [](const auto& w, const auto& p) { radimagenet_resnet_from_state_dict(w, p); };
+  // ResNet-10 names, each layer 2000 channels wide on a one-number tensor.
+  std::map<std::string, at::Tensor> narrow_file{{"conv1.weight", at::zeros({8, 1, 7, 7, 7})}};
+  for (int layer = 1; layer <= 4; ++layer)
+    narrow_file["layer" + std::to_string(layer) + ".0.conv1.weight"] = at::zeros({2000, 1, 1, 1, 1});
+  using Build = std::function<void(const std::map<std::string, at::Tensor>&, const std::string&)>;
+  for (const Build& build : {Build(resnet3d), Build(medicalnet)}) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::string why = reason(build, narrow_file, "wide.pth");
+    EXPECT_NE(why.find("its shapes ask for a network of about"), std::string::npos) << why;
+    EXPECT_NE(why.find("but it stores only"), std::string::npos) << why;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1)) << "the network was built";
+  }
+  auto too_wide = narrow_file;
+  too_wide["layer3.0.conv1.weight"] = at::zeros({4096, 1, 1, 1, 1});
+  const std::string why = reason(resnet3d, too_wide, "wider.pth");
+  EXPECT_NE(why.find("'layer3.0.conv1.weight' gives a layer 4096 channels wide"), std::string::npos) << why;
+  // RadImageNet's 2D layout, 2000 wide on tiny tensors with the biases it needs.
+  std::map<std::string, at::Tensor> flat{{"conv1.weight", at::zeros({8, 3, 7, 7})}, {"conv1.bias", at::zeros({8})}};
+  for (int layer = 1; layer <= 4; ++layer)
+    for (const char* conv : {"conv1", "conv2", "conv3"}) {
+      flat["layer" + std::to_string(layer) + ".0." + conv + ".weight"] = at::zeros({2000, 1, 1, 1});
+      flat["layer" + std::to_string(layer) + ".0." + conv + ".bias"] = at::zeros({1});
+    }
+  const std::string why2d = reason(radimagenet, flat, "wide2d.pth");
+  EXPECT_NE(why2d.find("but it stores only"), std::string::npos) << why2d;
+  flat["layer1.0.conv1.weight"] = at::zeros({4096, 1, 1, 1});
+  EXPECT_NE(reason(radimagenet, flat, "wider2d.pth").find("'layer1.0.conv1.weight' gives a layer 4096 channels wide"),
+            std::string::npos);
 }
 
 }  // namespace

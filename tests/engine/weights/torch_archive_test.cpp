@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "support/temp_dir.hpp"
 #include "weights/torch_archive.hpp"
+#include "weights/torch_file_writer.hpp"
 
 namespace fs = std::filesystem;
 using namespace medsynth;
@@ -246,4 +247,40 @@ TEST(TorchArchive, AFileWithoutTensorsHasNoStateDict) {
   const PickleValue root = read_torch_file(path);
   EXPECT_EQ(scalar_extras_of(root).at("epoch"), 7.0);
   EXPECT_THROW(state_dict_of(root, path), DataError);
+}
+
+// Issue 50 item 5: a 20 KB .pth of views with a stride of 0 (torch's
+// expand()) gave a 2.3 GiB perceptual network. A weight whose elements
+// overlap is refused as the file is read, naming the file and the tensor,
+// before anything reads its values; a transposed weight still loads.
+TEST(TorchArchive, AnExpandedOrSelfOverlappingWeightIsRefusedNamingTheFileAndTheTensor) {
+  test::TempDir dir("torch_archive");
+  const auto save = [&](const std::string& name, const std::map<std::string, at::Tensor>& tensors) {
+    c10::impl::GenericDict dict(c10::StringType::get(), c10::TensorType::get());
+    for (const auto& [key, t] : tensors) dict.insert(key, t);
+    const auto bytes = torch_save_bytes(dict);
+    const std::string path = (dir / name).string();
+    test::write_bytes(path, std::string(bytes.begin(), bytes.end()));
+    return path;
+  };
+  const at::Tensor square = at::arange(16, at::kFloat).reshape({4, 4});
+  const std::string fine = save("fine.pth", {{"a.weight", square.t()}, {"b.weight", at::ones({3}).expand({1, 3})}});
+  EXPECT_EQ(state_dict_of(read_torch_file(fine), fine).at("a.weight").strides().vec(), (std::vector<int64_t>{1, 4}));
+  const std::string expanded =
+      save("expanded.pth",
+           {{"conv.bias", at::ones({2})}, {"layer4.0.conv2.weight", at::ones({1}).expand({4096, 4096, 3, 3, 3})}});
+  EXPECT_LT(fs::file_size(expanded), 4096u);
+  const std::string overlapping =
+      save("overlapping.pth", {{"fc.weight", at::arange(8, at::kFloat).as_strided({4, 4}, {1, 1})}});
+  for (const auto& [path, tensor] :
+       {std::pair{expanded, std::string("'layer4.0.conv2.weight'")}, {overlapping, std::string("'fc.weight'")}}) {
+    try {
+      state_dict_of(read_torch_file(path), path);
+      ADD_FAILURE() << path << ": accepted";
+    } catch (const DataError& e) {
+      EXPECT_EQ(e.path(), path);
+      EXPECT_NE(e.reason().find("weight " + tensor), std::string::npos) << e.what();
+      EXPECT_NE(e.reason().find("a view whose elements overlap"), std::string::npos) << e.what();
+    }
+  }
 }
