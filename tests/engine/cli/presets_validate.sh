@@ -2,11 +2,14 @@
 # Every GPU memory preset (resources/jobs/presets/*.yaml) is a valid job and
 # its header states its peak and whether a GPU measured it.
 # Usage: presets_validate.sh ENGINE SOURCE_DIR
-# The presets name no data of yours (users pass --data), and validate reads
-# the data: a folder of volumes or of BraTS case folders. Empty files with the
-# right names are enough for validate, so each preset is checked as users run
-# it, with --data (resnet-survival's --data is a CSV of labelled volumes: it
-# is checked as it is, on simulated data).
+# The presets name no data of yours (users pass --data). The job's data paths
+# are given as the overrides --data stands for (data.source=folder
+# data.path=DIR): a folder of volumes or of BraTS case folders, whose empty
+# files with the right names are enough for the job's checks. `validate
+# --data` would also open every volume, as training does before step 0
+# (issue 54 item 5), and at the 80 GB presets build their networks
+# (resnet-survival's --data is a CSV of labelled volumes: it is checked as it
+# is, on simulated data).
 set -u
 engine=$1
 cd "$2" || exit 1
@@ -21,9 +24,9 @@ count=0
 for f in resources/jobs/presets/*.yaml; do
   count=$((count + 1))
   case $f in
-    *fast-ddpm-brats*) set -- --data "$data/cases" ;;
+    *fast-ddpm-brats*) set -- data.source=folder "data.path=$data/cases" ;;
     *resnet-survival*) set -- ;; # --data takes a CSV of labelled volumes; simulated as it is
-    *) set -- --data "$data/volumes" ;;
+    *) set -- data.source=folder "data.path=$data/volumes" ;;
   esac
   if ! out=$("$engine" validate "$f" "$@" 2>&1); then
     echo "FAIL $f: not a valid job: $out"
