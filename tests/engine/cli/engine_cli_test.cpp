@@ -284,10 +284,12 @@ TEST(EngineCli, TrainingOffATerminalPrintsProgressLinesWithRateAndEta) {
   EXPECT_NE(often.find("steps/s, elapsed "), std::string::npos) << often;
   EXPECT_NE(often.find(", ETA "), std::string::npos) << often;
   const std::string by_default = lines_of({});
-  EXPECT_EQ(count(by_default, " steps/s, elapsed "), 1u)
-      << "the last step's line only, in a 6-step run: " << by_default;
+  // Every 30 s by default: the last step's line, and one more only on a
+  // machine that needs over 30 s for these 6 tiny steps.
+  EXPECT_GE(count(by_default, " steps/s, elapsed "), 1u) << by_default;
+  EXPECT_LE(count(by_default, " steps/s, elapsed "), 2u) << by_default;
   EXPECT_NE(by_default.find("step 6/6 (epoch "), std::string::npos) << by_default;
-  EXPECT_EQ(count(lines_of({"--no-progress"}), " steps/s, elapsed "), 1u) << "SLURM's command line has --no-progress";
+  EXPECT_GE(count(lines_of({"--no-progress"}), " steps/s, elapsed "), 1u) << "SLURM's command line has --no-progress";
   EXPECT_EQ(count(lines_of({"--progress-every", "0"}), " steps/s, elapsed "), 0u);
 }
 
