@@ -335,16 +335,21 @@ class NvGenerateControlNetStep {
   UnetEmbeddingInputs inputs_;
 };
 
-// The task's loss of its first batch, with the terms it logged.
-double first_step_loss(ControlNetTask& task, at::Tensor& x0, std::vector<std::uint64_t>& keys,
-                       std::map<std::string, double>& terms) {
+// The task's first step: its batch, its loss and the terms it logged.
+struct FirstStep {
+  at::Tensor x0;
+  std::vector<std::uint64_t> keys;
+  std::map<std::string, double> terms;
+  double loss = 0;
+};
+FirstStep first_step(ControlNetTask& task) {
   auto data = task.make_data(RunShard{});
   data->batches().start_epoch(0);
   const auto batch = data->batches().next();
   if (!batch) throw std::runtime_error("no batch");
-  x0 = batch->images;
-  keys = batch->sample_keys;
-  return task.compute_loss(0, StepBatch{x0, keys, batch->labels, keys}, 0, terms).item<double>();
+  FirstStep f{batch->images, batch->sample_keys, {}, 0};
+  f.loss = task.compute_loss(0, StepBatch{f.x0, f.keys, batch->labels, f.keys}, 0, f.terms).item<double>();
+  return f;
 }
 
 // [1, 32, 16, 48] (an image-grid mask) on the latent grid, every channel.
@@ -366,12 +371,9 @@ TEST(MaisiRecipe, TheControlNetStepsLossIsNvGeneratesWeightedL1) {
   ASSERT_EQ(job.ldm.diffusion_loss, "l1");
   ControlNetTask task(job, 0.8);  // the latent scale the run's encode stage found
   at::NoGradGuard no_grad;
-  at::Tensor x0;
-  std::vector<std::uint64_t> keys;
-  std::map<std::string, double> terms;
-  const double loss = first_step_loss(task, x0, keys, terms);
-
-  NvGenerateControlNetStep nv(job, task, x0, keys);
+  const FirstStep step = first_step(task);
+  const double loss = step.loss;
+  NvGenerateControlNetStep nv(job, task, step.x0, step.keys);
   const auto output = nv.output(label);
   const auto weights = at::where(on_latent_grid(label).eq(5), 5.0, 1.0);
   const double expected = ((output - nv.target()).abs() * weights).mean().item<double>();
@@ -407,12 +409,9 @@ TEST(MaisiRecipe, TheControlNetStepsRegionContrastiveLossIsNvGenerates) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
   for (auto& p : task.modules().front().module->named_parameters())
     if (p.key().find("controlnet_") != std::string::npos) p.value().copy_(at::randn(p.value().sizes(), gen));
-  at::Tensor x0;
-  std::vector<std::uint64_t> keys;
-  std::map<std::string, double> terms;
-  const double loss = first_step_loss(task, x0, keys, terms);
-
-  NvGenerateControlNetStep nv(job, task, x0, keys);
+  const FirstStep step = first_step(task);
+  const double loss = step.loss;
+  NvGenerateControlNetStep nv(job, task, step.x0, step.keys);
   const auto output = nv.output(label);
   const auto output_free = nv.output(at::where(label.eq(26), at::full_like(label, 1), label));  // the tumour made liver
   // The changed voxels, and the background: outside them dilated by one voxel.
@@ -427,8 +426,8 @@ TEST(MaisiRecipe, TheControlNetStepsRegionContrastiveLossIsNvGenerates) {
   const double background_term =
       ((output_free - nv.target()).abs() * background).sum().item<double>() / (background.sum().item<double>() + 1e-5);
   EXPECT_NEAR(loss, main + weight * (region_term + background_term), 1e-5);
-  EXPECT_NEAR(terms.at("train/region_contrastive"), region_term, 1e-6);
-  EXPECT_NEAR(terms.at("train/region_background"), background_term, 1e-6);
+  EXPECT_NEAR(step.terms.at("train/region_contrastive"), region_term, 1e-6);
+  EXPECT_NEAR(step.terms.at("train/region_background"), background_term, 1e-6);
   EXPECT_GT(region.sum().item<double>(), 0.0) << "the tumour must reach the latent grid";
   EXPECT_GT(-apart, 1e-4) << "the two passes must differ inside the tumour";
   EXPECT_GT(apart, -delta) << "measured -0.0125: the bound is not what this step tests (RegionContrastiveTerms.* does)";
