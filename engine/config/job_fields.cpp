@@ -303,6 +303,9 @@ std::vector<JobFieldRow> table() {
        .help = "Decoupled (adamw) or added to the gradient (adam).", .range = at_least(0), .advanced = true},
       {.path = "training.betas", .label = "Adam betas",
        .help = "Two values in [0, 1).", .range = from_below(0, 1), .advanced = true},
+      {.path = "training.fused_optimizer", .label = "Fused optimizer",
+       .help = "ATen's fused Adam(W) kernel, one pass per parameter (faster); off: torch's per-tensor loop. The same "
+               "update up to rounding.", .advanced = true},
       {.path = "training.warmup_steps", .label = "Warm-up steps",
        .help = "Linear learning-rate warm-up.", .range = at_least(0)},
       {.path = "training.lr_schedule", .label = "LR schedule",

@@ -163,6 +163,7 @@ void visit_job(Job& job, Visitor& v) {
     v.field("optimizer", t.optimizer);
     v.field("weight_decay", t.weight_decay);
     v.field("betas", t.betas);
+    v.field("fused_optimizer", t.fused_optimizer);
     v.field("warmup_steps", t.warmup_steps);
     v.field("lr_schedule", t.lr_schedule);
     v.field("min_lr_ratio", t.min_lr_ratio);

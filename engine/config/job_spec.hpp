@@ -163,6 +163,11 @@ struct TrainingSpec {
   std::string optimizer = "adamw";  // adamw | adam
   double weight_decay = 1e-5;
   std::array<double, 2> betas{0.9, 0.999};
+  // ATen's fused Adam(W) kernel: one vectorised pass over each parameter
+  // instead of torch's eight tensor ops per parameter (docs/performance.md,
+  // issue 51). The same update up to rounding; the checkpoint's optimizer
+  // state is the same either way, so a run may resume with the other one.
+  bool fused_optimizer = true;
   int warmup_steps = 0;
   // polynomial: torch's PolynomialLR, lr x (1 - step / steps)^lr_power
   // (NV-Generate's diffusion training: power 2, over the whole run).

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "models/nearest_upsample_conv.hpp"
+
 namespace medsynth {
 
 namespace {
@@ -50,6 +52,8 @@ AutoencoderUpsampleImpl::AutoencoderUpsampleImpl(std::int64_t channels, bool use
 
 at::Tensor AutoencoderUpsampleImpl::forward(const at::Tensor& x) {
   if (deconv) return deconv->forward(x);
+  if (nearest_upsample_conv_applies(x, postconv->weight()))
+    return conv3x3_of_nearest_x2(x, postconv->weight(), postconv->bias());
   const std::vector<double> scale{2.0, 2.0, 2.0};
   return postconv->forward(at::upsample_nearest3d(x, c10::nullopt, at::ArrayRef<double>(scale)));
 }

@@ -15,8 +15,9 @@
 
 namespace medsynth {
 
-// Whether `conv` on `x` is a case the bug hits: bf16 autocast on the CPU and
-// a kernel larger than x along a spatial axis.
+// Whether `conv` on `x` is a case the bug hits: bf16 autocast on the CPU, a
+// kernel larger than x along a spatial axis, and a weight gradient to come
+// (grad mode on, the weight requiring it): the forward itself is right.
 bool conv3d_needs_fp32(const torch::nn::Conv3dImpl& conv, const at::Tensor& x);
 
 // conv->forward(x), in fp32 with autocast off where conv3d_needs_fp32 says so

@@ -4,6 +4,8 @@
 #include <torch/nn/functional/activation.h>
 #include <torch/nn/functional/upsampling.h>
 
+#include "models/nearest_upsample_conv.hpp"
+
 namespace medsynth {
 namespace {
 
@@ -74,7 +76,11 @@ DiffusionDownsampleImpl::DiffusionDownsampleImpl(std::int64_t channels) {
 
 DiffusionUpsampleImpl::DiffusionUpsampleImpl(std::int64_t channels) { postconv = register_module("postconv", conv3x3(channels, channels)); }
 
-at::Tensor DiffusionUpsampleImpl::forward(const at::Tensor& x) { return postconv->forward(nearest_x2(x)); }
+at::Tensor DiffusionUpsampleImpl::forward(const at::Tensor& x) {
+  if (nearest_upsample_conv_applies(x, postconv->weight()))
+    return conv3x3_of_nearest_x2(x, postconv->weight(), postconv->bias());
+  return postconv->forward(nearest_x2(x));
+}
 
 DiffusionDownBlockImpl::DiffusionDownBlockImpl(const UnetBlockShape& s, int num_res_blocks, const UnetAttentionSpec& attention,
                                                bool add_downsample, bool resblock_updown) {

@@ -10,6 +10,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/diffusion_model_unet.cpp
   ${CMAKE_CURRENT_LIST_DIR}/diffusion_unet_blocks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_autoencoder_blocks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nearest_upsample_conv.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_discriminator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/radimagenet_resnet.cpp
   ${CMAKE_CURRENT_LIST_DIR}/resnet3d.cpp

@@ -3,6 +3,7 @@
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/autocast_scope.cpp
   ${CMAKE_CURRENT_LIST_DIR}/autoencoder_task.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fused_adamw.cpp
   ${CMAKE_CURRENT_LIST_DIR}/init_weights.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loss_scaler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lr_schedule.cpp

@@ -14,6 +14,7 @@
 #include "events/run_logger.hpp"
 #include "events/tensorboard_writer.hpp"
 #include "train/autocast_scope.hpp"
+#include "train/fused_adamw.hpp"
 #include "train/init_weights.hpp"
 #include "state/checkpoint_store.hpp"
 #include "state/device_choice.hpp"
@@ -132,7 +133,10 @@ void make_optimizers(TrainingSession& s) {
     ao.betas({training.betas[0], training.betas[1]})
         .weight_decay(training.optimizer == "adam" ? 0.0 : training.weight_decay);
     OptimizerSlot slot{group, nullptr};
-    slot.optimizer = std::make_unique<torch::optim::AdamW>(group.parameters, ao);
+    if (training.fused_optimizer)
+      slot.optimizer = std::make_unique<FusedAdamW>(group.parameters, ao);
+    else
+      slot.optimizer = std::make_unique<torch::optim::AdamW>(group.parameters, ao);
     s.optimizers.push_back(std::move(slot));
   }
   s.ema = std::make_unique<EmaWeights>(s.task->modules(), training.ema_decay);

@@ -10,7 +10,14 @@ the device synchronised around each), one JSON line per run.
                    backward, AdamW
   rflow-sample     Euler steps of rectified flow, one UNet forward each
 
-`--flops` adds the step's floating-point operations, counted once by
+`ae-train-step --model quickstart|half` takes MONAI's AutoencoderKL with the
+quick start's (16,32,32) or the half-width (32,64,64) shape instead of
+MAISI's. `--profile` adds a line with the self time per operator class of
+--runs more steps (torch.profiler, classed as tests/bench/op_profile.cpp
+classes them; "between operators" is the time no operator accounts for, the
+interpreter's share). `--optimizer fused` gives torch.optim.AdamW fused=True
+(MONAI's and NV-Generate's scripts use the default, the per-tensor loop on a
+CPU). `--flops` adds the step's floating-point operations, counted once by
 torch.utils.flop_counter (convolutions, matrix products, attention; forward
 and backward), which maisi_vs_monai.py turns into a fraction of the peak.
 Needs torch and monai (tests/bench/maisi_vs_monai.py says how they travel to a
@@ -22,6 +29,7 @@ import statistics
 import time
 
 import torch
+from torch.autograd.profiler import record_function
 from monai.apps.generation.maisi.networks.autoencoderkl_maisi import AutoencoderKlMaisi
 from monai.apps.generation.maisi.networks.diffusion_model_unet_maisi import DiffusionModelUNetMaisi
 
@@ -33,6 +41,21 @@ def maisi_autoencoder():
                               with_encoder_nonlocal_attn=False, with_decoder_nonlocal_attn=False,
                               use_checkpointing=False, use_convtranspose=False, norm_float16=False,
                               num_splits=1, dim_split=1, save_mem=False, include_fc=False)
+
+
+def plain_autoencoder(model):
+    from monai.networks.nets import AutoencoderKL
+    quick = model == "quickstart"
+    return AutoencoderKL(spatial_dims=3, in_channels=1, out_channels=1, latent_channels=4,
+                         channels=(16, 32, 32) if quick else (32, 64, 64),
+                         num_res_blocks=(1, 1, 1) if quick else (2, 2, 2),
+                         norm_num_groups=8 if quick else 16, norm_eps=1e-6,
+                         attention_levels=(False, False, False), with_encoder_nonlocal_attn=False,
+                         with_decoder_nonlocal_attn=False)
+
+
+def make_optimizer(args, params):
+    return torch.optim.AdamW(params, lr=1e-4, fused=True if args.optimizer == "fused" else None)
 
 
 def maisi_unet(device):
@@ -64,6 +87,57 @@ def time_runs(args, device, step):
     return seconds[len(seconds) // 2], seconds[0], seconds[-1]
 
 
+def op_class(name, in_optimizer):
+    """tests/bench/op_profile.cpp's op_class, rule for rule."""
+    if in_optimizer:
+        return "optimizer"
+    if name in ("forward", "backward", "loss"):
+        return "between operators"
+    if "autograd::engine::evaluate_function" in name:
+        return "autograd engine"
+    if "conv" in name:
+        return "convolution"
+    if "group_norm" in name or "GroupNorm" in name:
+        return "group_norm"
+    if "silu" in name or "Silu" in name:
+        return "silu"
+    if "upsample" in name or "Upsample" in name:
+        return "upsample"
+    if (name == "aten::to" or any(k in name for k in ("_to_copy", "copy_", "contiguous", "clone", "ToCopy",
+                                                      "CloneBackward"))):
+        return "cast and copy"
+    if any(k in name for k in ("empty", "zeros", "resize_", "fill_")):
+        return "allocate and fill"
+    return "other"
+
+
+def profile_steps(args, device, step):
+    """Self seconds per class and step, over the main thread's events."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        synchronize(device)
+        start = time.perf_counter()
+        for _ in range(args.runs):
+            step()
+        synchronize(device)
+        wall = (time.perf_counter() - start) / args.runs
+    events = prof.events()
+    main = next(e.thread for e in events if e.name == "forward")
+    by_class = {}
+    for e in events:
+        if e.thread != main:
+            continue
+        in_optimizer, up = False, e
+        while up is not None:
+            if up.name == "optimizer":
+                in_optimizer = True
+                break
+            up = up.cpu_parent
+        key = op_class(e.name, in_optimizer)
+        by_class[key] = by_class.get(key, 0.0) + e.self_cpu_time_total / 1e6 / args.runs
+    return wall, by_class
+
+
 def count_flops(step):
     from torch.utils.flop_counter import FlopCounterMode
     with FlopCounterMode(display=False) as counter:
@@ -80,19 +154,21 @@ def use_bf16(args, device):
 
 
 def ae_train_step(args, device):
-    net = maisi_autoencoder().to(device).train()
-    optimizer = torch.optim.AdamW(net.parameters(), lr=1e-4)
+    net = (maisi_autoencoder() if args.model == "maisi" else plain_autoencoder(args.model)).to(device).train()
+    optimizer = make_optimizer(args, net.parameters())
     x = torch.rand(args.batch, 1, args.patch, args.patch, args.patch, device=device)
 
     def step():
         optimizer.zero_grad(set_to_none=True)
-        with autocast(args, device):
+        with record_function("forward"), autocast(args, device):
             recon, z_mu, z_sigma = net(x)
             kl = 0.5 * (z_mu.pow(2) + z_sigma.pow(2) - torch.log(z_sigma.pow(2) + 1e-8) - 1.0)
             loss = (recon.float() - x).abs().mean() + 1e-6 * kl.sum(dim=(1, 2, 3, 4)).mean()
-        loss.backward()
-        optimizer.step()
-    return step, f"{args.batch}x1x{args.patch}^3"
+        with record_function("backward"):
+            loss.backward()
+        with record_function("optimizer"):
+            optimizer.step()
+    return step, f"{args.model} {args.batch}x1x{args.patch}^3"
 
 
 def conditioning(batch, device):
@@ -102,7 +178,7 @@ def conditioning(batch, device):
 
 def unet_train_step(args, device):
     net = maisi_unet(device).to(device).train()
-    optimizer = torch.optim.AdamW(net.parameters(), lr=1e-4)
+    optimizer = make_optimizer(args, net.parameters())
     b = args.batch
     x0 = torch.randn(b, 4, args.latent, args.latent, args.latent, device=device)
     noise = torch.randn_like(x0)
@@ -114,10 +190,12 @@ def unet_train_step(args, device):
 
     def step():
         optimizer.zero_grad(set_to_none=True)
-        with autocast(args, device):
+        with record_function("forward"), autocast(args, device):
             loss = (net(xt, t, **cond).float() - velocity).pow(2).mean()
-        loss.backward()
-        optimizer.step()
+        with record_function("backward"):
+            loss.backward()
+        with record_function("optimizer"):
+            optimizer.step()
     return step, f"{b}x4x{args.latent}^3"
 
 
@@ -126,7 +204,7 @@ def rflow_sample(args, device):
     cond = conditioning(1, device)
 
     def sample():
-        with torch.no_grad(), autocast(args, device):
+        with record_function("forward"), torch.no_grad(), autocast(args, device):
             x = torch.randn(1, 4, args.latent, args.latent, args.latent, device=device)
             for i in range(args.steps):
                 t_now = 1000.0 * (1.0 - i / args.steps)
@@ -148,6 +226,9 @@ def main():
     parser.add_argument("--batch", type=int, default=None, help="ae-train-step: 2, unet-train-step: 1")
     parser.add_argument("--latent", type=int, default=64)
     parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--model", default="maisi", choices=["maisi", "quickstart", "half"])
+    parser.add_argument("--optimizer", default="default", choices=["default", "fused"])
+    parser.add_argument("--profile", action="store_true", help="also print the self time per operator class")
     parser.add_argument("--flops", action="store_true", help="also count the step's FLOPs (one extra run)")
     args = parser.parse_args()
     if args.batch is None:
@@ -167,6 +248,10 @@ def main():
     if args.flops:
         row["flops"] = count_flops(step)
     print(json.dumps(row), flush=True)
+    if args.profile:
+        wall, by_class = profile_steps(args, device, step)
+        print(json.dumps({"impl": "monai", "bench": args.bench, "profile_wall_s": wall,
+                          "profile": dict(sorted(by_class.items()))}), flush=True)
 
 
 if __name__ == "__main__":

@@ -90,5 +90,25 @@ TEST(Conv3dForward, OnlyTheBuggyCaseLeavesBf16) {
   EXPECT_EQ(conv3d_forward(*conv, at::rand({1, 4, 2, 8, 8})).scalar_type(), at::kFloat);
 }
 
+// Without a weight gradient to come (sampling, validation) the bug cannot
+// bite: the forward stays in bf16, and it is right (issue 51).
+TEST(Conv3dForward, WithoutAGradientTheForwardStaysInBf16AndIsRight) {
+  torch::nn::Conv3d conv(torch::nn::Conv3dOptions(16, 16, 3).padding(1));
+  const auto x = at::randn({1, 16, 2, 2, 2});
+  const auto fp32 = conv->forward(x).detach();
+  Bf16Autocast autocast;
+  {
+    at::NoGradGuard no_grad;
+    EXPECT_FALSE(conv3d_needs_fp32(*conv, x));
+    const auto bf16 = conv3d_forward(*conv, x);
+    EXPECT_EQ(bf16.scalar_type(), at::kBFloat16);
+    const double scale = fp32.abs().max().item<double>();
+    EXPECT_LT((bf16.to(at::kFloat) - fp32).abs().max().item<double>(), 0.05 * scale);
+    EXPECT_TRUE(at::equal(bf16, conv3d_forward(*conv, x))) << "two bf16 forwards differ";
+  }
+  for (auto& p : conv->parameters()) p.set_requires_grad(false);
+  EXPECT_FALSE(conv3d_needs_fp32(*conv, x)) << "frozen weights have no gradient either";
+}
+
 }  // namespace
 }  // namespace medsynth

@@ -44,3 +44,8 @@ medsynth_add_test(NAME models_maisi_unet_parity_test
   LIBS medsynth_engine
   LABELS unit)
 target_compile_definitions(models_maisi_unet_parity_test PRIVATE MEDSYNTH_MODELS_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+# Issue 51: the 8-phase convolution of a nearest x2 upsampling against the direct one.
+medsynth_add_test(NAME models_nearest_upsample_conv_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/nearest_upsample_conv_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)

@@ -67,3 +67,8 @@ medsynth_add_test(NAME train_vqgan_seed_weights_test
   TIMEOUT 900)
 add_dependencies(train_vqgan_seed_weights_test medsynth-engine)
 target_compile_definitions(train_vqgan_seed_weights_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# Issue 51: ATen's fused AdamW against torch's loop (weights and moments).
+medsynth_add_test(NAME train_fused_adamw_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/fused_adamw_test.cpp
+  LIBS medsynth_engine
+  LABELS unit)
