@@ -55,23 +55,24 @@ bool nearest_upsample_conv_applies(const at::Tensor& x, const at::Tensor& weight
 
 at::Tensor conv3x3_of_nearest_x2(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
   const auto n = x.size(0), o = weight.size(0), d = x.size(2), h = x.size(3), w = x.size(4);
-  const auto all = at::conv3d(x, phase_kernels(weight), bias.defined() ? bias.repeat({8}) : bias, 1, 1);
-  // all: [N, 8 O, D + 1, H + 1, W + 1]; phase (a, b, c)'s output voxel i
-  // sits at i + a along D (and likewise along H, W).
-  const auto phases = all.view({n, 2, 2, 2, o, d + 1, h + 1, w + 1});
-  std::vector<at::Tensor> parts;
-  parts.reserve(8);
-  for (int a = 0; a < 2; ++a)
-    for (int b = 0; b < 2; ++b)
-      for (int c = 0; c < 2; ++c)
-        parts.push_back(
-            phases.select(1, a).select(1, b).select(1, c).slice(2, a, a + d).slice(3, b, b + h).slice(4, c, c + w));
-  // [2a, 2b, 2c, N, O, D, H, W] -> [N, O, D, a, H, b, W, c] -> [N, O, 2D, 2H, 2W]
-  auto out = at::stack(parts, 0)
-                 .view({2, 2, 2, n, o, d, h, w})
-                 .permute({3, 4, 5, 0, 6, 1, 7, 2})
-                 .reshape({n, o, 2 * d, 2 * h, 2 * w});
-  return out.contiguous(x.suggest_memory_format());
+  const auto y = at::conv3d(x, phase_kernels(weight), bias.defined() ? bias.repeat({8}) : bias, 1, 1);
+  // y: [N, 8 O, D + 1, H + 1, W + 1]; phase (a, b, c)'s output voxel
+  // (i, j, k) is y[n, (4a + 2b + c) O + o, i + a, j + b, k + c]. That offset
+  // is linear in every index, so the whole 2x grid [N, O, D, a, H, b, W, c]
+  // is one strided view of y (no two elements shared), and one copy lays it
+  // out. Its gradient is one strided write into y's, where slicing out the
+  // 8 phases would cost a zero-filled y-sized tensor per phase.
+  const auto st = y.strides();
+  const std::int64_t s_c = st[1], s_d = st[2], s_h = st[3], s_w = st[4];
+  const auto grid = y.as_strided({n, o, d, 2, h, 2, w, 2},
+                                 {st[0], s_c, s_d, 4 * o * s_c + s_d, s_h, 2 * o * s_c + s_h, s_w, o * s_c + s_w},
+                                 y.storage_offset());
+  if (x.suggest_memory_format() == at::MemoryFormat::ChannelsLast3d)
+    return grid.permute({0, 2, 3, 4, 5, 6, 7, 1})
+        .contiguous()
+        .view({n, 2 * d, 2 * h, 2 * w, o})
+        .permute({0, 4, 1, 2, 3});
+  return grid.contiguous().view({n, o, 2 * d, 2 * h, 2 * w});
 }
 
 }  // namespace medsynth
