@@ -1,5 +1,5 @@
 // A 3^3 convolution of a nearest-neighbour x2 upsampling, in a quarter of the
-// work (issue 51, docs/performance.md "The levers"). MONAI's AutoencoderKL
+// work (issue 51, docs/performance.md "Against MONAI on a CPU"). MONAI's AutoencoderKL
 // and DiffusionModelUNet upsample by repeating each voxel 2x2x2 and then
 // convolving the 8x larger map with a 3^3 kernel. Along one axis, the output
 // at 2i + a sees the upsampled voxels 2i + a - 1 .. 2i + a + 1, which are only

@@ -2,7 +2,7 @@
 // over each parameter that reads the weight, gradient and both moments once
 // and writes them once, where torch::optim::AdamW::step runs eight tensor
 // operations per parameter, each a pass over memory with its own temporary
-// (issue 51, docs/performance.md "The levers"). PyTorch's Python optimizer
+// (issue 51, docs/performance.md "Against MONAI on a CPU"). PyTorch's Python optimizer
 // uses the same kernel with fused=True; MONAI's and NV-Generate's scripts
 // leave it off, so on a CPU they run the loop.
 //

@@ -123,6 +123,8 @@ void print_profile(const StepOptions& o, const c10::Device& device, const char* 
   std::printf("{\"impl\": \"medsynth\", \"bench\": \"%s\", \"profile_wall_s\": %.6f, \"profile\": %s}\n", bench, wall,
               profile.json(o.runs).c_str());
   std::fflush(stdout);
+  // The operators behind the classes, for a person reading stderr.
+  std::fprintf(stderr, "operators of most self time (ms per step):\n%s", profile.top_names(o.runs, 25).c_str());
 }
 
 bool use_bf16(const StepOptions& o, const c10::Device& device) {

@@ -1,5 +1,6 @@
 #include "op_profile.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -17,6 +18,7 @@ struct Frame {
 };
 
 std::map<std::string, double>* g_sink = nullptr;
+std::map<std::string, double>* g_names = nullptr;  // self seconds by operator name (--profile-names)
 thread_local std::vector<Frame> t_stack;
 
 bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
@@ -36,6 +38,7 @@ void on_end(const at::RecordFunction&, at::ObserverContext*) {
   const double total = std::chrono::duration<double>(Clock::now() - f.start).count();
   if (!t_stack.empty()) t_stack.back().children += total;
   if (g_sink != nullptr) (*g_sink)[op_class(f.name, f.in_optimizer)] += total - f.children;
+  if (g_names != nullptr) (*g_names)[f.name] += total - f.children;
 }
 
 }  // namespace
@@ -58,6 +61,7 @@ std::string op_class(const std::string& name, bool in_optimizer) {
 
 OpProfile::OpProfile() {
   g_sink = &by_class_;
+  g_names = &by_name_;
   handle_ = at::addThreadLocalCallback(
       at::RecordFunctionCallback(on_start, on_end)
           .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION, at::RecordScope::USER_SCOPE}));
@@ -66,7 +70,21 @@ OpProfile::OpProfile() {
 OpProfile::~OpProfile() {
   at::removeCallback(handle_);
   g_sink = nullptr;
+  g_names = nullptr;
   t_stack.clear();
+}
+
+std::string OpProfile::top_names(int steps, std::size_t count) const {
+  std::vector<std::pair<double, std::string>> rows;
+  for (const auto& [name, seconds] : by_name_) rows.emplace_back(seconds, name);
+  std::sort(rows.rbegin(), rows.rend());
+  std::string out;
+  for (std::size_t i = 0; i < rows.size() && i < count; ++i) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%10.2f ms  %s\n", 1e3 * rows[i].first / steps, rows[i].second.c_str());
+    out += line;
+  }
+  return out;
 }
 
 std::string OpProfile::json(int steps) const {

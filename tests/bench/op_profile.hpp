@@ -27,10 +27,13 @@ class OpProfile {
   const std::map<std::string, double>& seconds_by_class() const { return by_class_; }
   // {"convolution": s, ...} for one JSON line, each divided by `steps`.
   std::string json(int steps) const;
+  // The `count` operators of most self time, ms per step, one per line.
+  std::string top_names(int steps, std::size_t count) const;
 
  private:
   at::CallbackHandle handle_ = 0;
   std::map<std::string, double> by_class_;
+  std::map<std::string, double> by_name_;
 };
 
 // The class of an operator or autograd node name, the rules both sides use.
