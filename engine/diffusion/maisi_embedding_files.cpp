@@ -16,6 +16,8 @@
 
 namespace fs = std::filesystem;
 
+constexpr double k_max_spacing_mm = 1e4;
+
 namespace medsynth {
 namespace {
 
@@ -34,8 +36,15 @@ std::vector<fs::path> files_under(const std::string& dir, const std::string& end
   std::vector<fs::path> files;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), last;
-       !ec && it != last; it.increment(ec))
-    if (it->is_regular_file() && is_embedding_name(it->path().filename().string(), end)) files.push_back(it->path());
+       !ec && it != last; it.increment(ec)) {
+    if (!is_embedding_name(it->path().filename().string(), end)) continue;
+    // A symbolic link loop or a dangling link under an embedding's name:
+    // refused naming it, where is_regular_file() would throw a raw error.
+    std::error_code type_ec;
+    const bool regular = it->is_regular_file(type_ec);
+    if (type_ec) throw DataError(it->path().string(), "cannot follow it: " + type_ec.message());
+    if (regular) files.push_back(it->path());
+  }
   if (ec) throw DataError(dir, "cannot list the folder: " + ec.message());
   std::sort(files.begin(), files.end());
   return files;
@@ -130,8 +139,12 @@ std::vector<LatentRecord> read_maisi_embeddings(const std::string& dir, const st
     } catch (const std::exception& e) {
       throw DataError(json_path, std::string("lacks a field or has a wrong type: ") + e.what());
     }
+    // Bounded above too: the UNet takes the spacing as a float, and 1e300
+    // failed there as "cannot be converted to type float" naming no file. No
+    // scanner's voxel is 10 m wide.
     for (double s : r.image_spacing)
-      if (!std::isfinite(s) || s <= 0) throw DataError(json_path, "spacing must be 3 numbers > 0 (mm)");
+      if (!std::isfinite(s) || s <= 0 || s > k_max_spacing_mm)
+        throw DataError(json_path, "spacing must be 3 numbers in (0, 1e4] mm, not " + nlohmann::json(s).dump());
     for (const auto* region : {&r.top_region_index, &r.bottom_region_index})
       if (!region->empty() && region->size() != 4)
         throw DataError(json_path, "a body region index must be 4 values (one-hot head, chest, abdomen, lower body)");

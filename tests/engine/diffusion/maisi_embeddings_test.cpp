@@ -386,5 +386,32 @@ TEST(MaisiEmbeddings, EachEmbeddingsBodyRegionsConditionTheUnet) {
   }
 }
 
+// Issue 50 item 10: spacing 1e300 failed at the UNet's float conversion
+// naming no file; a symbolic link loop under an embedding's name gave a raw
+// filesystem error. Both are refused naming the file.
+TEST(MaisiEmbeddings, AHugeSpacingOrALinkLoopIsRefusedNamingTheFile) {
+  test::TempDir dir("maisi-embeddings-hostile");
+  const fs::path huge = dir / "huge";
+  write_nv_generate_embedding(huge / "a_emb.nii.gz", at::zeros({4, 8, 4, 12}), {{"spacing", {1.0, 1e300, 1.0}}});
+  try {
+    read_latents(huge.string(), "");
+    ADD_FAILURE() << "spacing 1e300 was accepted";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.path(), (huge / "a_emb.nii.gz.json").string()) << e.what();
+    EXPECT_NE(e.reason().find("spacing"), std::string::npos) << e.what();
+    EXPECT_NE(e.reason().find("1e+300"), std::string::npos) << e.what();
+  }
+  const fs::path loop = dir / "loop";
+  write_nv_generate_embedding(loop / "a_emb.nii.gz", at::zeros({4, 8, 4, 12}), {{"spacing", {1, 1, 1}}});
+  fs::create_symlink("b_emb.nii.gz", loop / "b_emb.nii.gz");  // points at itself
+  try {
+    read_latents(loop.string(), "");
+    ADD_FAILURE() << "a link loop was read";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.path(), (loop / "b_emb.nii.gz").string()) << e.what();
+    EXPECT_NE(e.reason().find("cannot follow it"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace medsynth
