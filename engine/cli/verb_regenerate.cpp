@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 #include <vector>
 
 #include "cli/verbs.hpp"
@@ -57,7 +58,12 @@ int run_regenerate(const std::string& file, std::string out, int threads) {
   if (!changed.empty()) throw RuntimeError(file + ": cannot be made again, its checkpoints are not the ones that made it:" + changed);
 
   const JobSpec job = load_job_text(p.job_yaml, file + " (provenance job)");
-  at::set_num_threads(threads > 0 ? threads : p.threads);
+  const int replay_threads = replay_thread_count(p, threads, std::thread::hardware_concurrency());
+  if (replay_threads < p.threads)
+    std::cerr << file << ": made with " << p.threads << " threads, this machine has " << replay_threads
+              << " cores: regenerating with " << replay_threads << " (--threads " << p.threads
+              << " insists on the recorded count, which bit-for-bit results need)\n";
+  at::set_num_threads(replay_threads);
   // An image made from a label map is half of a pair: its copy is named like one.
   const std::string suffix = p.label.empty() ? ".nii.gz" : "_image.nii.gz";
   if (out.empty()) out = (fs::temp_directory_path() / ("medsynth-regenerated-" + std::to_string(::getpid()) + suffix)).string();

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "data/case_grids.hpp"
 #include "data/counter_rng.hpp"
 #include "data/spatial_transforms.hpp"
 
@@ -121,12 +122,7 @@ Batch BatchLoader::build_batch(int epoch, int batch, const std::vector<Sample>& 
     copy_patch(*volume, placement, k, sample);
     for (std::size_t c = 0; c < more_channels_.size(); ++c) {
       const std::shared_ptr<const Volume> other = more_channels_[c]->share(samples[s].item);
-      if (!same_grid(*other, *volume))
-        throw DataError(more_channels_[c]->path(samples[s].item), "case " + dataset_.id(samples[s].item) +
-                                                                      ": this contrast's grid differs from " +
-                                                                      dataset_.path(samples[s].item) +
-                                                                      "'s; the contrasts of a case must share one grid "
-                                                                      "(co-registered, as BraTS ships them)");
+      check_contrast_grid(*other, *volume, *more_channels_[c], dataset_, samples[s].item);
       copy_patch(*other, placement, k, sample + std::int64_t(c + 1) * patch_voxels);
     }
     out.ids.push_back(dataset_.id(samples[s].item));

@@ -2,6 +2,7 @@
 # datasets, cache, loader, the patch grid and sliding-window inference over it.
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/batch_loader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/case_grids.cpp
   ${CMAKE_CURRENT_LIST_DIR}/case_listing.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ct_body_mask.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ct_phantom.cpp

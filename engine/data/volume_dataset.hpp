@@ -24,11 +24,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/job_spec.hpp"
 #include "data/volume_cache.hpp"
+#include "volume/header_grid.hpp"
 #include "volume/volume.hpp"
 
 namespace medsynth {
@@ -60,6 +62,9 @@ class VolumeDataset {
   const std::string& path(std::size_t i) const;
   // The phantom seed of item i (simulated source only, else 0).
   std::uint64_t phantom_seed(std::size_t i) const;
+  // The grid item i's file header states, before preprocessing (nullopt for
+  // phantoms and DICOM series, whose grid is known only once read).
+  const std::optional<HeaderGrid>& header_grid(std::size_t i) const;
 
   // The preprocessed volume of item i. For a cached item the reference lives
   // as long as the dataset. An uncached item is loaded again at each call and
@@ -82,6 +87,7 @@ class VolumeDataset {
     std::string id;
     std::string path;
     std::uint64_t seed = 0;
+    std::optional<HeaderGrid> header_grid;
   };
   DataSpec spec_;
   std::string split_;

@@ -1,5 +1,6 @@
 #include "diffusion/generation_provenance.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -114,6 +115,11 @@ std::optional<GenerationProvenance> parse_provenance(const std::string& text, co
     throw DataError(source, std::string("medsynth provenance: ") + e.what());
   }
   return out;
+}
+
+int replay_thread_count(const GenerationProvenance& p, int requested, unsigned cores) {
+  if (requested > 0) return requested;
+  return std::min(p.threads, static_cast<int>(std::max(1u, cores)));
 }
 
 }  // namespace medsynth

@@ -51,6 +51,13 @@ inline constexpr int k_max_provenance_threads = 1024;
 // fields are missing, of the wrong type or out of range.
 std::optional<GenerationProvenance> parse_provenance(const std::string& text, const std::string& source);
 
+// The intra-op threads a replay of `p` runs on: `requested` (--threads) when
+// > 0, else the recorded count, but never more than `cores` unless asked for:
+// a provenance from a 256-core node, or a forged one, must not build a pool
+// of hundreds of threads on a workstation (issue 50). Bit-for-bit equality
+// needs the recorded count; regenerate says when it runs on fewer.
+int replay_thread_count(const GenerationProvenance& p, int requested, unsigned cores);
+
 // file_sha256: core/file_digest.hpp.
 
 }  // namespace medsynth

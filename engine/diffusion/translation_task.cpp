@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "data/case_grids.hpp"
 #include "data/case_listing.hpp"
 #include "data/counter_rng.hpp"
 #include "data/volume_tensor.hpp"
@@ -45,9 +46,7 @@ at::Tensor case_channels(const ContrastDatasets& contrasts, std::size_t item) {
   std::vector<at::Tensor> channels;
   for (const auto& contrast : contrasts) {
     const Volume& v = contrast->get(item);
-    if (!same_grid(v, first.get(item)))
-      throw DataError(contrast->path(item), "case " + first.id(item) + ": this contrast's grid differs from " +
-                                                first.path(item) + "'s; the contrasts of a case must share one grid");
+    check_contrast_grid(v, first.get(item), *contrast, first, item);
     channels.push_back(volume_to_tensor(v));
   }
   return at::cat(channels, 1);
@@ -201,6 +200,9 @@ std::vector<std::string> translate_cases(const JobSpec& job, TranslationTask& ta
   const ContrastDatasets inputs = contrast_datasets(job, job.data.channels, "all");
   const auto& first = *inputs.front();
   refuse_replacing_files(job, first, options);
+  std::vector<const VolumeDataset*> others;
+  for (std::size_t c = 1; c < inputs.size(); ++c) others.push_back(inputs[c].get());
+  check_case_grids(first, others);  // before the first image is written
   at::NoGradGuard no_grad;
   task.train_mode(false);
   std::vector<std::string> written;

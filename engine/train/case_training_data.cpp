@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "data/case_grids.hpp"
 #include "train/patch_training_data.hpp"
 
 namespace medsynth {
@@ -27,8 +28,11 @@ CaseTrainingData::CaseTrainingData(const JobSpec& job, const RunShard& shard, co
       validate_(std::move(validate)),
       train_(contrast_datasets(job, contrasts, "train")),
       val_(contrast_datasets(job, contrasts, "val")) {
-  std::vector<const VolumeDataset*> more;
+  std::vector<const VolumeDataset*> more, more_val;
   for (std::size_t c = 1; c < train_.size(); ++c) more.push_back(train_[c].get());
+  for (std::size_t c = 1; c < val_.size(); ++c) more_val.push_back(val_[c].get());
+  check_case_grids(*train_.front(), more);
+  check_case_grids(*val_.front(), more_val);
   loader_ = std::make_unique<BatchLoader>(*train_.front(), patch_loader_options(job, shard), std::move(more));
 }
 

@@ -3,6 +3,7 @@
 #include "volume/dicom_export.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -188,21 +190,49 @@ fs::path checked_out_dir(const std::string& out_dir) {
   return dir;
 }
 
+// The temp folder's name says who made it: ".<name>.tmp-<host>-<pid>-<random>".
+// A SIGKILLed export cannot remove its own; the next export to the same
+// folder from the same host removes those whose creator is gone (issue 50).
+std::string temp_folder_prefix(const fs::path& dir) {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  std::string h = host;
+  for (char& c : h)
+    if (c == '-' || c == '/') c = '_';  // the fields are '-'-separated
+  return "." + dir.filename().string() + ".tmp-" + h + "-";
+}
+
+// Removes temp folders of `prefix` whose process is no longer alive on this
+// host. Nothing else: another host's folder (a shared file system), a live
+// export's, or a name that does not parse is left alone.
+void remove_orphaned_temp_folders(const fs::path& parent, const std::string& prefix) {
+  std::error_code ec;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    const auto dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos || rest.find_first_not_of("0123456789") != dash) continue;
+    const long pid = std::strtol(rest.substr(0, dash).c_str(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    if (fs::is_directory(fs::symlink_status(it->path(), ignored))) remove_tree(it->path(), ignored);
+  }
+}
+
 // A new folder beside `dir` (same file system, so the final rename is atomic).
 fs::path make_temp_folder(const fs::path& dir) {
   fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
   std::error_code ec;
   fs::create_directories(parent, ec);
   if (ec) throw_write_error(parent.string() + ": cannot create the folder: " + ec.message(), ec.value());
+  const std::string prefix = temp_folder_prefix(dir);
+  remove_orphaned_temp_folders(parent, prefix);
   std::random_device random;
   for (int attempt = 0; attempt < 16; ++attempt) {
     char suffix[16];
     std::snprintf(suffix, sizeof suffix, "%08x", random());
-    std::string name = ".";
-    name += dir.filename().string();
-    name += ".tmp-";
-    name += suffix;
-    const fs::path temp = parent / name;
+    const fs::path temp = parent / (prefix + std::to_string(::getpid()) + "-" + suffix);
     if (fs::create_directory(temp, ec)) return temp;
     if (ec) throw_write_error(temp.string() + ": cannot create a temp folder: " + ec.message(), ec.value());
   }

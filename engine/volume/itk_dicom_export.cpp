@@ -16,10 +16,12 @@
 #include <itkMetaDataObject.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/error.hpp"
 #include "volume/itk_image_conversion.hpp"
 #include "volume/itk_volume_io.hpp"
+#include "volume/write_failure_cause.hpp"
 
 namespace medsynth::itk_detail {
 
@@ -31,6 +33,14 @@ std::string new_dicom_uid() {
 }
 
 namespace {
+
+// GDCM and ITK lose the errno of a short write: a full disk reads "DICOM does
+// not support this component type". The cut file says it again (issue 50).
+[[noreturn]] void throw_dicom_write_failure(const std::string& path, const std::string& reason) {
+  if (const int cause = storage_cause_of_failed_write(path))
+    throw_write_error(path + ": cannot write: " + std::strerror(cause), cause);
+  throw RuntimeError(path + ": cannot write the DICOM file: " + reason);
+}
 
 // Replaces (or adds) string elements of a file GDCM can read.
 void patch_dicom_file(const std::string& path, const std::vector<DicomPatch>& patches) {
@@ -49,7 +59,7 @@ void patch_dicom_file(const std::string& path, const std::vector<DicomPatch>& pa
   gdcm::Writer writer;
   writer.SetFileName(path.c_str());
   writer.SetFile(reader.GetFile());
-  if (!writer.Write()) throw RuntimeError(path + ": cannot write the DICOM file (rescale tags)");
+  if (!writer.Write()) throw_dicom_write_failure(path, "GDCM could not write it (rescale tags)");
 }
 
 }  // namespace
@@ -88,7 +98,7 @@ void write_dicom_slice(const std::string& path, const DicomSlice& slice, const D
     writer->SetInput(image);
     writer->Update();
   } catch (const itk::ExceptionObject& e) {
-    throw RuntimeError(path + ": cannot write the DICOM file: " + itk_reason(e));
+    throw_dicom_write_failure(path, itk_reason(e));
   }
   patch_dicom_file(path, patches);
 }

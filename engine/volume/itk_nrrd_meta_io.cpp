@@ -247,17 +247,23 @@ Volume read_checked(const std::string& path, const CheckedHeader& header) {
 
 }  // namespace
 
-void check_nrrd_or_meta_header(const std::string& path, TextHeaderFormat format, const VolumeReadOptions& options) {
-  naming_the_file(path, format, [&] {
+HeaderGrid check_nrrd_or_meta_header(const std::string& path, TextHeaderFormat format,
+                                     const VolumeReadOptions& options) {
+  return naming_the_file(path, format, [&] {
     const CheckedHeader header = open_checked_header(path, format, options);
+    HeaderGrid grid;
+    grid.size = header.size;
+    for (unsigned d = 0; d < 3 && d < header.io->GetNumberOfDimensions(); ++d)
+      grid.spacing[d] = header.io->GetSpacing(d);
     // Only float data can hold NaN/Inf; the NIfTI guard finds them before
     // training too, so these files are read once here (one at a time).
     const auto type = header.io->GetComponentType();
     if (!options.reject_non_finite || (type != itk::IOComponentEnum::FLOAT && type != itk::IOComponentEnum::DOUBLE))
-      return;
+      return grid;
     const Volume volume = read_checked(path, header);
     const auto bad = std::count_if(volume.voxels.begin(), volume.voxels.end(), [](float x) { return !std::isfinite(x); });
     if (bad > 0) throw DataError(path, "contains " + std::to_string(bad) + " non-finite voxels (NaN or Inf)");
+    return grid;
   });
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "volume/header_grid.hpp"
 #include "volume/channel_volume_io.hpp"
 #include "volume/volume.hpp"
 #include "volume/volume_io.hpp"
@@ -45,7 +46,9 @@ Volume read_nrrd_or_meta(const std::string& path, TextHeaderFormat format, const
 // and uncompressed MetaImage), and for float/double data (the only kind that
 // can hold NaN/Inf) a read that refuses non-finite voxels when
 // options.reject_non_finite. Integer data is not read. Same errors as the reader.
-void check_nrrd_or_meta_header(const std::string& path, TextHeaderFormat format, const VolumeReadOptions& options);
+// Returns the header's grid.
+HeaderGrid check_nrrd_or_meta_header(const std::string& path, TextHeaderFormat format,
+                                     const VolumeReadOptions& options);
 
 // Reads the slices `files` (in order, all checked by the DICOM file guard and
 // chosen by select_dicom_series) as one volume. Errors name `folder`.

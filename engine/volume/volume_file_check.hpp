@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "volume/header_grid.hpp"
 #include "volume/volume_io.hpp"
 
 namespace medsynth {
@@ -22,6 +23,7 @@ namespace medsynth {
 // Throws DataError(path, reason), the same as read_volume would, for a file
 // that fails; DataError for a name that is no volume file. DICOM folders are
 // not checked here (read_volume selects and checks their series).
-void check_volume_file(const std::string& path, const VolumeReadOptions& options = {});
+// Returns the grid the header states (for NIfTI, dim[1..3] and pixdim[1..3]).
+HeaderGrid check_volume_file(const std::string& path, const VolumeReadOptions& options = {});
 
 }  // namespace medsynth

@@ -214,6 +214,7 @@ TEST_F(WriteFailure, EveryVerbOnAFullDiskExits4AndLeavesNoFile) {
   fs::create_directories(disk / "out");
   fs::create_directories(disk / "gen");
   fs::create_directories(disk / "evaluation");
+  fs::create_directories(disk / "dicom");
   {
     std::ofstream filler(disk / "filler", std::ios::binary);
     const std::string block(4096, 'f');
@@ -225,6 +226,10 @@ TEST_F(WriteFailure, EveryVerbOnAFullDiskExits4AndLeavesNoFile) {
                          cause);
   expect_storage_failure(unlimited(generate(disk / "gen", true)), disk / "gen", k_generated, cause);
   expect_storage_failure(unlimited(evaluate_argv), disk / "evaluation", {"evaluation.json", "evaluation.txt"}, cause);
+  // GDCM loses the errno: "DICOM does not support this component type" before.
+  expect_storage_failure(unlimited({engine_binary(), "export-dicom", (source_pairs / k_generated[0]).string(),
+                                    (disk / "dicom" / "series").string()}),
+                         disk / "dicom", {"series"}, cause);
   const auto before = tree(disk / "pairs");
   expect_storage_failure(unlimited(dataset_card(disk / "pairs")), disk / "pairs",
                          {"dataset-card.json", "dataset-card.md"}, cause);

@@ -6,16 +6,20 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <vector>
 
 #include "config/job_loader.hpp"
 #include "core/bounded_json.hpp"
 #include "core/error.hpp"
+#include "data/case_grids.hpp"
 #include "data/case_listing.hpp"
 #include "data/volume_dataset.hpp"
 #include "data/volume_listing.hpp"
 #include "support/brats_cases.hpp"
 #include "support/oversized_json.hpp"
 #include "support/temp_dir.hpp"
+#include "volume/volume_io.hpp"
 
 namespace fs = std::filesystem;
 
@@ -186,6 +190,52 @@ TEST(CaseListing, BratsFolderIsAJobDataPathNotNoVolumes) {
   const std::string message =
       error_of([&] { load_job_text_with_overrides("task: autoencoder\ndata:\n  channels: [t1n, t2w]\n", {}, "job"); });
   EXPECT_NE(message.find("data.channels"), std::string::npos) << message;
+}
+
+// Issue 50: the contrasts of every case are checked for one grid before step
+// 0, a case the first batches never draw included: by the headers, and where
+// they differ by the preprocessed volumes (which may still agree).
+TEST(CaseListing, EveryCasesContrastsAreCheckedForOneGridBeforeAnyIsDrawn) {
+  test::TempDir dir("brats-grids");
+  test::write_brats_folder(dir.path(), test::BratsNaming::brats2023, 3, {8, 8, 8});
+  const auto datasets = [&](const DataSpec& base) {
+    std::vector<std::unique_ptr<VolumeDataset>> out;
+    for (const char* contrast : {"t1n", "t2w"}) {
+      DataSpec one = base;
+      one.channels = {contrast};
+      out.push_back(std::make_unique<VolumeDataset>(one, "all", 1));
+    }
+    return out;
+  };
+  DataSpec data;
+  data.source = DataSource::folder;
+  data.path = dir.path().string();
+  data.val_fraction = 0;
+  const auto same = datasets(data);
+  EXPECT_NO_THROW(check_case_grids(*same[0], {same[1].get()}));
+
+  // The last case's T2 at 2 mm: the same voxel count, another grid.
+  const fs::path t2w = dir / "BraTS-GLI-00002-000" / "BraTS-GLI-00002-000-t2w.nii.gz";
+  Volume coarse = read_volume(t2w.string());
+  coarse.spacing = {2.0, 2.0, 2.0};
+  write_volume(coarse, t2w.string());
+  const auto off = datasets(data);
+  const std::string message = error_of([&] { check_case_grids(*off[0], {off[1].get()}); });
+  EXPECT_NE(message.find(t2w.string()), std::string::npos) << message;
+  EXPECT_NE(message.find("case BraTS-GLI-00002-000: this contrast's grid differs"), std::string::npos) << message;
+
+  // Resampled to 2 mm both lie on one grid: headers that differ are not
+  // enough to refuse. The case's T1 at 16^3 x 1 mm covers what its T2 covers.
+  const fs::path t1n = dir / "BraTS-GLI-00002-000" / "BraTS-GLI-00002-000-t1n.nii.gz";
+  const Volume t1 = read_volume(t1n.string());
+  Volume fine = make_volume({16, 16, 16}, {1.0, 1.0, 1.0});
+  for (std::size_t z = 0; z < 16; ++z)
+    for (std::size_t y = 0; y < 16; ++y)
+      for (std::size_t x = 0; x < 16; ++x) fine.at(x, y, z) = t1.at(x / 2, y / 2, z / 2);
+  write_volume(fine, t1n.string());
+  data.target_spacing = std::array<double, 3>{2.0, 2.0, 2.0};
+  const auto resampled = datasets(data);
+  EXPECT_NO_THROW(check_case_grids(*resampled[0], {resampled[1].get()}));
 }
 
 }  // namespace

@@ -83,6 +83,19 @@ TEST(GenerationProvenance, ANumberOutOfItsRangeIsRefusedNamingTheField) {
   }
 }
 
+// Issue 50: a provenance's 512 threads (accepted: a 512-core node exists) are
+// not 512 threads on this machine unless --threads asks for them.
+TEST(GenerationProvenance, AReplayNeverRunsMoreThreadsThanCoresUnlessAsked) {
+  GenerationProvenance p;
+  p.threads = 512;
+  EXPECT_EQ(replay_thread_count(p, 0, 2), 2);
+  EXPECT_EQ(replay_thread_count(p, 0, 0), 1) << "hardware_concurrency may say 0";
+  EXPECT_EQ(replay_thread_count(p, 512, 2), 512) << "--threads insists";
+  p.threads = 2;
+  EXPECT_EQ(replay_thread_count(p, 0, 16), 2) << "the recorded count where the machine has it";
+  EXPECT_EQ(replay_thread_count(p, 3, 16), 3);
+}
+
 // Issue 37: SHA-256 (FIPS 180-2's test vector), every file that shapes the
 // output hashed (the ControlNet's network config too), and a legacy FNV-1a
 // provenance read as such so that regenerate can refuse to trust it.

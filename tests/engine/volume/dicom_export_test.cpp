@@ -4,6 +4,9 @@
 // synthetic mark and proper UIDs; DCMTK's dcmdump parses every file without a
 // warning; out_dir rules and bad volumes are refused.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <itkGDCMImageIO.h>
 #include <itkMetaDataObject.h>
 
@@ -236,6 +239,48 @@ TEST_F(DicomExport, RefusesAFolderInUseAndLeavesNothingBehindOnBadInput) {
   std::set<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir_.path())) names.insert(entry.path().filename().string());
   EXPECT_EQ(names, (std::set<std::string>{"used", "empty"}));
+}
+
+// Issue 50: an export killed mid-series (SIGKILL: nothing of its own runs)
+// leaves its hidden temp folder; the next export to that folder removes it,
+// and only it: a live process's folder and another host's stay.
+TEST_F(DicomExport, TheTempFolderOfAKilledExportIsRemovedByTheNext) {
+  const fs::path out = dir_ / "ct";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    DicomExportOptions options;
+    options.on_slice_written = [](std::size_t k, std::size_t) {
+      if (k == 2) ::raise(SIGKILL);
+    };
+    try {
+      write_dicom_series(volume_, options, out.string());
+    } catch (...) {
+    }
+    ::_exit(3);  // not reached when the kill came
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
+  const auto hidden = [&] {
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_.path()))
+      if (entry.path().filename().string().rfind(".ct.tmp-", 0) == 0) names.insert(entry.path().filename().string());
+    return names;
+  };
+  const auto left = hidden();
+  ASSERT_EQ(left.size(), 1u) << "the killed export's temp folder";
+  const std::string killed = *left.begin();
+  EXPECT_NE(killed.find("-" + std::to_string(child) + "-"), std::string::npos) << killed << " names its creator";
+
+  const std::string prefix = killed.substr(0, killed.find("-" + std::to_string(child) + "-") + 1);
+  const std::string alive = prefix + "1-0000beef";  // pid 1 lives as long as the machine
+  const std::string elsewhere = ".ct.tmp-otherhost-" + std::to_string(child) + "-0000cafe";
+  fs::create_directory(dir_ / alive);
+  fs::create_directory(dir_ / elsewhere);
+  write_dicom_series(volume_, {}, out.string());
+  EXPECT_EQ(series_files(out).size(), 6u);
+  EXPECT_EQ(hidden(), (std::set<std::string>{alive, elsewhere}));
 }
 
 }  // namespace
