@@ -149,8 +149,9 @@ Action add_generate_verb(CLI::App& app) {
     o.output_dir = args->output_dir.empty() ? run.output_dir() : args->output_dir;
     if (!args->label.empty()) {
       o.label = args->label;
-      o.controlnet_checkpoint = require_file(run.stage(k_controlnet_stage).last_checkpoint(),
-                                             "ControlNet checkpoint (import-maisi of a folder with one)");
+      o.controlnet_checkpoint =
+          require_file(run.stage(k_controlnet_stage).last_checkpoint(),
+                       "ControlNet checkpoint (import-maisi of a folder with one, or train RUN task=controlnet)");
       o.controlnet_network_config =
           require_file(run.stage(k_controlnet_stage).network_config_file(), "ControlNet network config");
     }

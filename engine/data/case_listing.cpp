@@ -239,6 +239,7 @@ std::vector<CaseEntry> read_datalist(const std::string& json_path, const std::st
       add_contrast(c, lower(name), resolve(value, name), where);
     }
     if (entry.contains("label")) c.label = resolve(entry.at("label"), "label");
+    c.conditioning = read_image_conditioning(entry, where);
     refuse_a_file_listed_twice(c, i, key, where, first_listing);
     if (!ids.insert(c.id).second) c.id += "-" + std::to_string(i);  // two entries of one folder: keep both, apart
     cases.push_back(std::move(c));

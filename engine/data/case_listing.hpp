@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "config/job_spec.hpp"
+#include "data/image_conditioning.hpp"
 
 namespace medsynth {
 
@@ -24,6 +25,9 @@ struct CaseEntry {
   // The stem every file of the case starts with, before "-t1n" or "_flair":
   // translated contrasts are named after it.
   std::string stem;
+  // A datalist entry's own class and body regions (image_conditioning.hpp);
+  // empty for case folders.
+  ImageConditioning conditioning;
 };
 
 // The contrast a volume file of case `case_id` holds: what follows the case id
@@ -54,6 +58,8 @@ std::vector<CaseEntry> list_case_folder(const std::string& folder, const std::st
 // values are paths are contrasts of their own. The case id is the folder the
 // images share (unless it is the root), else the first image's stem. Errors
 // name the JSON and the entry: "list.json: training[3]: image 'x' does not exist".
+// An entry's "modality", "top_region_index" and "bottom_region_index" (as
+// NV-Generate's datalists hold them) are its conditioning.
 std::vector<CaseEntry> read_datalist(const std::string& json_path, const std::string& key, const std::string& root);
 
 // The file stem a generated `target` contrast of a case gets: `input_file`'s

@@ -6,6 +6,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/case_listing.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ct_body_mask.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ct_phantom.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image_conditioning.cpp
   ${CMAKE_CURRENT_LIST_DIR}/intensity_transforms.cpp
   ${CMAKE_CURRENT_LIST_DIR}/label_preparation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_batch_source.cpp

@@ -76,7 +76,7 @@ VolumeDataset::VolumeDataset(const DataSpec& spec, const std::string& split, std
       const int count = validation ? spec.num_val : spec.num_train;
       for (int i = 0; i < count; ++i) {
         const std::uint64_t seed = phantom_seed_for(base_seed, validation, std::size_t(i));
-        items_.push_back({"phantom-" + std::to_string(seed), "", seed, std::nullopt});
+        items_.push_back({"phantom-" + std::to_string(seed), "", seed, std::nullopt, {}, {}});
       }
     }
     validate_phantom_options(phantom_options(spec));
@@ -91,7 +91,7 @@ VolumeDataset::VolumeDataset(const DataSpec& spec, const std::string& split, std
       // The cheap header + length check of every file, before any training step.
       std::optional<HeaderGrid> grid;
       if (!all[i].dicom_series) grid = check_volume_file(all[i].path, VolumeReadOptions{});
-      items_.push_back({all[i].id, all[i].path, 0, grid});
+      items_.push_back({all[i].id, all[i].path, 0, grid, all[i].conditioning, all[i].label});
     }
   }
   cache_ = std::make_unique<VolumeCache>(items_.size(), spec.cache_rate, [this](std::size_t i) { return load(i); });
@@ -103,6 +103,8 @@ const std::string& VolumeDataset::id(std::size_t i) const { return items_.at(i).
 const std::string& VolumeDataset::path(std::size_t i) const { return items_.at(i).path; }
 std::uint64_t VolumeDataset::phantom_seed(std::size_t i) const { return items_.at(i).seed; }
 const std::optional<HeaderGrid>& VolumeDataset::header_grid(std::size_t i) const { return items_.at(i).header_grid; }
+const ImageConditioning& VolumeDataset::conditioning(std::size_t i) const { return items_.at(i).conditioning; }
+const std::string& VolumeDataset::label_path(std::size_t i) const { return items_.at(i).label; }
 
 Volume VolumeDataset::load(std::size_t i) const {
   const Item& item = items_.at(i);

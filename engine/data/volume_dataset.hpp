@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "config/job_spec.hpp"
+#include "data/image_conditioning.hpp"
 #include "data/volume_cache.hpp"
 #include "volume/header_grid.hpp"
 #include "volume/volume.hpp"
@@ -65,6 +66,12 @@ class VolumeDataset {
   // The grid item i's file header states, before preprocessing (nullopt for
   // phantoms and DICOM series, whose grid is known only once read).
   const std::optional<HeaderGrid>& header_grid(std::size_t i) const;
+  // Item i's own class and body regions (its datalist entry's or manifest
+  // row's); empty for phantoms and folders.
+  const ImageConditioning& conditioning(std::size_t i) const;
+  // The label map its case lists (a datalist's "label", a case folder's
+  // data.label contrast); "" when none is listed.
+  const std::string& label_path(std::size_t i) const;
 
   // The preprocessed volume of item i. For a cached item the reference lives
   // as long as the dataset. An uncached item is loaded again at each call and
@@ -88,6 +95,8 @@ class VolumeDataset {
     std::string path;
     std::uint64_t seed = 0;
     std::optional<HeaderGrid> header_grid;
+    ImageConditioning conditioning;
+    std::string label;
   };
   DataSpec spec_;
   std::string split_;

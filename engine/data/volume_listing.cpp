@@ -174,6 +174,7 @@ std::vector<VolumeEntry> read_volume_manifest(const std::string& csv_path) {
     }
     entries.back().source = where(record_line);
     for (std::size_t c = 0; c < header.size(); ++c) entries.back().columns[trim(header[c])] = trim(fields[c]);
+    entries.back().conditioning = read_image_conditioning(entries.back().columns, where(record_line));
   }
   if (header.empty()) throw DataError(csv_path, "empty manifest (expected a header row with a column 'image')");
   if (entries.empty()) throw DataError(csv_path, "no images listed");
@@ -206,6 +207,8 @@ std::vector<VolumeEntry> case_volumes(const DataSpec& data) {
   for (const auto& c : cases) {
     entries.push_back({case_contrast_file(c, contrast), c.id, false});
     entries.back().source = c.source;
+    entries.back().conditioning = c.conditioning;
+    entries.back().label = c.label;
   }
   return entries;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "config/job_spec.hpp"
+#include "data/image_conditioning.hpp"
 
 namespace medsynth {
 
@@ -23,6 +24,13 @@ struct VolumeEntry {
   // (trimmed), so other readers (the survival table) report errors by line.
   std::string source;        // "manifest.csv:7"
   std::map<std::string, std::string> columns;
+  // The image's own class and body regions, from its datalist entry or its
+  // manifest row's columns of those names; empty: the job's.
+  ImageConditioning conditioning;
+  // The label map of the image's case: its datalist entry's "label", or the
+  // data.label contrast of its case folder (BraTS "seg"); "": none listed
+  // (a ControlNet then pairs X_image with X_label by name).
+  std::string label;
 };
 
 // The file stem without its volume extension (core/volume_file_names.hpp),

@@ -6,9 +6,11 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/volume_file_names.hpp"
+#include "data/image_conditioning.hpp"
 #include "data/preprocess.hpp"
 #include "config/maisi_models.hpp"
 #include "core/error.hpp"
@@ -28,16 +30,19 @@ namespace medsynth {
 
 namespace {
 
-// The label map paired with item i by name, on the preprocessed image's grid,
-// in the networks' axis order.
+// The label map of item i (the one its case lists: a datalist's "label", a
+// BraTS folder's data.label contrast; else the one paired with it by name),
+// on the preprocessed image's grid, in the networks' axis order.
 void write_label_of(const JobSpec& job, const VolumeDataset& data, std::size_t i, const std::string& dir,
                     const std::string& id) {
   const std::string& image_path = data.path(i);
-  const auto source = paired_label_name(image_path);
+  const std::optional<std::string> source =
+      data.label_path(i).empty() ? paired_label_name(image_path) : std::optional<std::string>(data.label_path(i));
   if (!source || !fs::exists(*source))
     throw DataError(image_path.empty() ? "data.path" : image_path,
                     "has no label map beside it" + (source ? " (" + *source + ")" : std::string()) +
-                        "; task controlnet trains on image/label pairs named X_image.nii.gz and X_label.nii.gz");
+                        "; task controlnet trains on image/label pairs named X_image.nii.gz and X_label.nii.gz, "
+                        "a datalist's \"label\", or a case folder's data.label contrast (BraTS: seg)");
   const Volume label = preprocess_label(read_volume(*source), job.data, *source);
   const Volume& image = data.get(i);
   if (label.size != image.size)
@@ -48,6 +53,25 @@ void write_label_of(const JobSpec& job, const VolumeDataset& data, std::size_t i
   auto t = volume_to_tensor(label);  // [1, 1, Z, Y, X]
   if (job.model.tensor_axes == "xyz") t = t.permute({0, 1, 4, 3, 2});
   write_label(dir, id, t.squeeze(0));
+}
+
+// Every image's own class (its datalist entry's) is one the UNet has, checked
+// before the first image is encoded: NV-Generate would index its class
+// embedding out of range at the first step, after hours of encoding.
+void refuse_classes_beyond_the_unet(const JobSpec& job, const VolumeDataset& data) {
+  const int classes = job.model.diffusion_unet.num_class_embeds;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const int modality = data.conditioning(i).modality;
+    if (modality < 0) continue;
+    if (classes <= 0)
+      throw DataError(data.path(i),
+                      "its entry names modality " + maisi_modality_name(modality) +
+                          ", but this UNet takes no class label (model.diffusion_unet.num_class_embeds is 0)");
+    if (modality >= classes)
+      throw DataError(data.path(i), "its entry's modality class " + std::to_string(modality) + " (" +
+                                        maisi_modality_name(modality) + ") is beyond the UNet's " +
+                                        std::to_string(classes) + " classes (model.diffusion_unet.num_class_embeds)");
+  }
 }
 
 }  // namespace
@@ -84,6 +108,7 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
     std::vector<std::unique_ptr<VolumeDataset>> sets;
     for (const std::string& split : splits)
       sets.push_back(std::make_unique<VolumeDataset>(job.data, split, job.training.base_seed));
+    for (const auto& set : sets) refuse_classes_beyond_the_unet(job, *set);
     const std::size_t all = sets[0]->size() + sets[1]->size();
     const auto mine =
         static_cast<std::int64_t>((all + static_cast<std::size_t>(world - 1 - rank)) / static_cast<std::size_t>(world));
@@ -98,7 +123,10 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
         const std::string id = split + "-" + data.id(i);
         if (o.with_labels && !fs::exists(label_path(o.embedding_dir, id)))
           write_label_of(job, data, i, o.embedding_dir, id);
-        if (fs::exists(latent_path(o.embedding_dir, id)) &&
+        // A latent written before its datalist entry named a class or body
+        // region (or another one) is encoded again: it would train with the old.
+        const ImageConditioning& conditioning = data.conditioning(i);
+        if (fs::exists(latent_path(o.embedding_dir, id)) && latent_conditioning_is(o.embedding_dir, id, conditioning) &&
             (!maisi_layout || maisi_embedding_exists(o.embedding_dir, id))) {
           ++summary.skipped;
           progress();
@@ -126,6 +154,7 @@ EncodeSummary encode_dataset(const JobSpec& job, const EncodeOptions& o) {
                         static_cast<std::int64_t>(image.size[2])};
         r.stored = job.ldm.encode_sample ? "sample" : "mean";
         r.latent = z.squeeze(0).to(at::kCPU, at::kFloat);
+        set_conditioning(r, conditioning);
         // medsynth's file first: a folder with a .safetensors is never taken
         // for one of NV-Generate's (holds_only_maisi_embeddings).
         write_latent(o.embedding_dir, r);

@@ -10,6 +10,7 @@
 #include "config/job_spec.hpp"
 #include "config/maisi_models.hpp"
 #include "core/error.hpp"
+#include "data/image_conditioning.hpp"
 #include "diffusion/maisi_embedding_files.hpp"
 #include "state/tensor_file.hpp"
 #include "volume/atomic_file.hpp"
@@ -50,6 +51,25 @@ void check_latent(const LatentRecord& r, const LatentRequirements& required) {
 
 std::string latent_path(const std::string& dir, const std::string& id) { return dir + "/" + id + suffix; }
 
+ImageConditioning conditioning_of(const LatentRecord& r) {
+  return {r.modality, r.top_region_index, r.bottom_region_index};
+}
+
+void set_conditioning(LatentRecord& r, const ImageConditioning& c) {
+  r.modality = c.modality;
+  r.top_region_index = c.top_region_index;
+  r.bottom_region_index = c.bottom_region_index;
+}
+
+bool latent_conditioning_is(const std::string& dir, const std::string& id, const ImageConditioning& wanted) {
+  const std::string json_path = dir + "/" + id + "_emb.json";
+  try {
+    return read_image_conditioning(read_json(json_path), json_path) == wanted;
+  } catch (const Error&) {
+    return false;  // unreadable: encoded again, which writes it anew
+  }
+}
+
 void write_latent(const std::string& dir, const LatentRecord& r) {
   fs::create_directories(dir);
   TensorFile file;
@@ -63,6 +83,9 @@ void write_latent(const std::string& dir, const LatentRecord& r) {
                       {"image_size", r.image_size},
                       {"latent_shape", r.latent.sizes().vec()},
                       {"stored", r.stored}};
+  // The image's own class and body regions (its datalist entry's), under
+  // NV-Generate's keys; absent: the job's generate.* at training.
+  write_image_conditioning(conditioning_of(r), meta);
   write_string_atomically(dir + "/" + r.id + "_emb.json", meta.dump(2) + "\n");
   write_tensor_file(latent_path(dir, r.id), file);
 }
@@ -91,6 +114,7 @@ std::vector<LatentRecord> read_latents(const std::string& dir, const std::string
     } catch (const std::exception& e) {
       throw DataError(json_path, std::string("lacks a field or has a wrong type: ") + e.what());
     }
+    set_conditioning(r, read_image_conditioning(meta, json_path));
     if (!split.empty() && r.split != split) continue;
     TensorFile file = read_tensor_file(path);
     auto it = file.tensors.find("latent");

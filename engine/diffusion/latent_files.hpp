@@ -19,6 +19,7 @@
 namespace medsynth {
 
 struct JobSpec;
+struct ImageConditioning;
 
 struct LatentRecord {
   std::string id;                       // the image's dataset id
@@ -57,6 +58,15 @@ LatentRequirements latent_requirements(const JobSpec& job);
 void check_latent(const LatentRecord& record, const LatentRequirements& required);
 
 std::string latent_path(const std::string& dir, const std::string& id);
+
+// A record's class and body regions as one value (data/image_conditioning.hpp),
+// and back: the latent JSONs and NV-Generate's carry them under the same keys.
+ImageConditioning conditioning_of(const LatentRecord& record);
+void set_conditioning(LatentRecord& record, const ImageConditioning& conditioning);
+// Does the latent JSON of `id` in `dir` record `wanted`? The encode stage
+// encodes an image again when its datalist entry's conditioning changed
+// since its latent was written; false also when the JSON cannot be read.
+bool latent_conditioning_is(const std::string& dir, const std::string& id, const ImageConditioning& wanted);
 
 // Writes the latent and its .json atomically.
 void write_latent(const std::string& dir, const LatentRecord& record);

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "config/maisi_models.hpp"
 #include "core/bounded_json.hpp"
 #include "core/error.hpp"
+#include "data/image_conditioning.hpp"
 #include "volume/atomic_file.hpp"
 #include "volume/channel_volume_io.hpp"
 
@@ -78,6 +78,7 @@ void write_maisi_embedding(const std::string& dir, const LatentRecord& r, const 
   if (!info.modality.empty()) meta["modality"] = info.modality;
   if (!info.top_region_index.empty()) meta["top_region_index"] = info.top_region_index;
   if (!info.bottom_region_index.empty()) meta["bottom_region_index"] = info.bottom_region_index;
+  write_image_conditioning(conditioning_of(r), meta);  // the image's own (its datalist entry's) over the job's
   write_string_atomically(path + ".json", meta.dump(4) + "\n");
 
   // [C, X, Y, Z] -> NIfTI's order (x fastest, then y, z, channel): the array
@@ -119,21 +120,9 @@ std::vector<LatentRecord> read_maisi_embeddings(const std::string& dir, const st
       // NV-Generate encodes with encode_stage_2_inputs, which draws a sample of q(z|x).
       r.stored = meta.value("stored", std::string("sample"));
       if (meta.contains("dim")) r.image_size = meta.at("dim").get<std::array<std::int64_t, 3>>();
-      // ddpm-ct's body regions, per image (NV-Generate's training reads them from here).
-      if (meta.contains("top_region_index"))
-        r.top_region_index = meta.at("top_region_index").get<std::vector<double>>();
-      if (meta.contains("bottom_region_index"))
-        r.bottom_region_index = meta.at("bottom_region_index").get<std::vector<double>>();
-      // NV-Generate trains each file with its own class: the name, looked up
-      // in its modality_mapping.json (maisi_models.hpp holds that table).
-      if (meta.contains("modality") && !meta.at("modality").is_null()) {
-        const std::string name = meta.at("modality").get<std::string>();
-        r.modality = maisi_modality_code(name);
-        if (r.modality < 0)
-          throw DataError(json_path, "modality \"" + name +
-                                         "\" is not a name of NV-Generate's modality_mapping.json (ct, "
-                                         "ct_wo_contrast, ct_contrast, mri, mri_t1, mri_t2, mri_flair, ...)");
-      }
+      // NV-Generate trains each file with its own class (a name of its
+      // modality_mapping.json) and, for ddpm-ct, its own body regions.
+      set_conditioning(r, read_image_conditioning(meta, json_path));
     } catch (const DataError&) {
       throw;
     } catch (const std::exception& e) {
@@ -145,9 +134,6 @@ std::vector<LatentRecord> read_maisi_embeddings(const std::string& dir, const st
     for (double s : r.image_spacing)
       if (!std::isfinite(s) || s <= 0 || s > k_max_spacing_mm)
         throw DataError(json_path, "spacing must be 3 numbers in (0, 1e4] mm, not " + nlohmann::json(s).dump());
-    for (const auto* region : {&r.top_region_index, &r.bottom_region_index})
-      if (!region->empty() && region->size() != 4)
-        throw DataError(json_path, "a body region index must be 4 values (one-hot head, chest, abdomen, lower body)");
     if (r.split != "train" && r.split != "val")
       throw DataError(json_path, "split must be \"train\" or \"val\", not \"" + r.split + "\"");
     if (!split.empty() && r.split != split) continue;

@@ -350,15 +350,22 @@ void write_imported_run(const fs::path& tmp, const fs::path& final_dir, const Jo
   fs::create_directories(diffusion_stage.checkpoints_dir());
   write_tensor_file(autoencoder_stage.last_checkpoint(), checkpoint_of(autoencoder, "autoencoder", files.autoencoder));
   write_tensor_file(diffusion_stage.last_checkpoint(), checkpoint_of(unet, "unet", files.diffusion));
+  // The ControlNet's network config whenever the folder's has a
+  // controlnet_def, released weights or not: `train RUN task=controlnet`
+  // then trains one from the UNet's encoder for a model NVIDIA released
+  // none for (rflow-mr, rflow-mr-brain: issue 54 item 7), and generate
+  // --label rebuilds the ControlNet from the config it was imported with.
+  const RunDirectory controlnet_stage = run.stage(k_controlnet_stage);
+  if (config.controlnet) {
+    fs::create_directories(controlnet_stage.root);
+    fs::copy_file(network, controlnet_stage.network_config_file());
+  }
   if (!files.controlnet.empty() && config.controlnet) {
     reading_controlnet();
     ControlNetMaisi controlnet(*config.controlnet);
     load_state_dict_strict(*controlnet, state_dict_of(read_torch_file(files.controlnet), files.controlnet), files.controlnet);
     refuse_non_finite(*controlnet, files.controlnet);
-    const RunDirectory controlnet_stage = run.stage(k_controlnet_stage);
     fs::create_directories(controlnet_stage.checkpoints_dir());
-    // generate --label rebuilds the ControlNet from the config it was imported with.
-    fs::copy_file(network, controlnet_stage.network_config_file());
     write_tensor_file(controlnet_stage.last_checkpoint(), checkpoint_of(*controlnet, "controlnet", files.controlnet));
     result.controlnet = true;
     result.sources.push_back(files.controlnet);

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,12 +27,16 @@ struct ImageFileIds {
 // cannot parse or one without SOP Class/Instance UIDs.
 ImageFileIds read_image_ids(const std::string& path);
 
+// One frame: a segment on one slice. Its pixels are not held here: the plan
+// of a 512 x 512 x 1024 label with many classes would hold a byte per pixel
+// of every frame (35 GB, issue 50 item 8); SegPlan::fill_frame makes each
+// one as it is added, and DCMTK keeps it packed to bits.
 struct SegFrame {
   std::uint16_t segment_number = 0;     // 1-based, in DicomSegOptions::segments order
+  int label = 0;                        // the voxel value the segment stands for
   std::uint32_t slice = 0;              // the label slice (z index), 0-based
   std::array<double, 3> position{};     // ImagePositionPatient, mm (LPS)
   std::string source_sop_instance_uid;  // the image slice at that position
-  std::vector<std::uint8_t> pixels;     // rows x columns, 1 = in the segment
 };
 
 struct SegPlan {
@@ -44,6 +49,9 @@ struct SegPlan {
   std::vector<std::string> referenced_instances;  // SOP Instance UIDs the frames derive from
   std::vector<DicomSegment> segments;
   std::vector<SegFrame> frames;
+  // Writes a frame's rows x columns pixels (1 = in the segment) into the
+  // buffer it is given (sized rows x columns); called once per frame, in order.
+  std::function<void(const SegFrame&, std::vector<std::uint8_t>&)> fill_frame;
   std::string series_description, algorithm_name, software_version;
 };
 

@@ -109,7 +109,7 @@ void add_shared_groups(DcmSegmentation& seg, const SegPlan& plan) {
   check(seg.addForAllFrames(orientation), "plane orientation");
 }
 
-void add_frame(DcmSegmentation& seg, const SegPlan& plan, const SegFrame& frame) {
+void add_frame(DcmSegmentation& seg, const SegPlan& plan, const SegFrame& frame, std::vector<Uint8>& pixels) {
   FGPlanePosPatient position;
   check(position.setImagePositionPatient(ds(frame.position[0]).c_str(), ds(frame.position[1]).c_str(),
                                          ds(frame.position[2]).c_str()),
@@ -129,7 +129,7 @@ void add_frame(DcmSegmentation& seg, const SegPlan& plan, const SegFrame& frame)
   groups.push_back(&position);
   groups.push_back(&content);
   groups.push_back(derivation.get());
-  std::vector<Uint8> pixels(frame.pixels.begin(), frame.pixels.end());
+  plan.fill_frame(frame, pixels);
   check(seg.addFrame(pixels.data(), frame.segment_number, groups),
         "frame of segment " + std::to_string(frame.segment_number) + ", slice " + std::to_string(frame.slice));
 }
@@ -209,7 +209,9 @@ std::pair<std::string, std::string> save_segmentation(const SegPlan& plan, const
     check(seg->addSegment(segment.get(), number), "segment " + std::to_string(s.label));
     segment.release();  // owned by the segmentation now
   }
-  for (const auto& frame : plan.frames) add_frame(*seg, plan, frame);
+  // One frame unpacked at a time; addFrame copies it packed to bits.
+  std::vector<Uint8> pixels(static_cast<std::size_t>(plan.rows) * plan.columns);
+  for (const auto& frame : plan.frames) add_frame(*seg, plan, frame, pixels);
   add_dimensions(*seg);
   add_references(*seg, plan);
   check(seg->saveFile(path.c_str(), EXS_LittleEndianExplicit), "write " + path);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
@@ -378,11 +379,17 @@ void Walker::check_image() {
   }
   std::uint64_t voxels = 0;
   std::uint64_t bytes = 0;
-  if (__builtin_mul_overflow(std::uint64_t{info_.rows} * info_.columns, info_.frames, &voxels) ||
-      voxels > options_.max_voxels)
-    throw DataError(info_.path, "DICOM image declares " + std::to_string(info_.rows) + "x" + std::to_string(info_.columns) +
-                                    "x" + std::to_string(info_.frames) + " voxels, over the cap of " +
-                                    std::to_string(options_.max_voxels));
+  // A SEG's frames are segments x slices of one bit each: a 5-class map of a
+  // 512 x 512 x 1024 CT is 1.3 Gi frame pixels in 168 MB, which the voxel cap
+  // (a volume's floats) refused, so the folder export-dicom --label wrote
+  // could not be read back. Its bound is the stored bits, the byte cap x 8.
+  const std::uint64_t bit_cap = options_.max_bytes > UINT64_MAX / 8 ? UINT64_MAX : options_.max_bytes * 8;
+  const std::uint64_t cap = binary_seg ? bit_cap : options_.max_voxels;
+  if (__builtin_mul_overflow(std::uint64_t{info_.rows} * info_.columns, info_.frames, &voxels) || voxels > cap)
+    throw DataError(info_.path, "DICOM image declares " + std::to_string(info_.rows) + "x" +
+                                    std::to_string(info_.columns) + "x" + std::to_string(info_.frames) +
+                                    (binary_seg ? " one-bit frame pixels" : " voxels") + ", over the cap of " +
+                                    std::to_string(cap) + (binary_seg ? " (8 x the byte cap)" : ""));
   if (info_.encapsulated) return;  // compressed: the decoder checks the length
   if (binary_seg)
     bytes = (voxels + 7) / 8;

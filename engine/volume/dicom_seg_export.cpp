@@ -162,15 +162,18 @@ const SeriesSlice& slice_at(const Volume& label, std::size_t z, const ImageSerie
 }  // namespace
 
 std::vector<int> labels_in_map(const Volume& label, const std::string& source) {
-  std::set<int> values;
+  std::vector<char> present(65536, 0);  // a table, not a set: one step per voxel of a 512 x 512 x 1024 map
   for (const float v : label.voxels) {
     if (v == 0.0f) continue;
     if (!std::isfinite(v) || v != std::nearbyint(v) || v < 0.0f || v > 65535.0f)
       throw DataError(source, "voxel value " + std::to_string(v) +
                                   " is not a label (a whole number 0..65535); a SEG needs a label map");
-    values.insert(static_cast<int>(v));
+    present[static_cast<std::size_t>(v)] = 1;
   }
-  return {values.begin(), values.end()};
+  std::vector<int> values;
+  for (std::size_t v = 1; v < present.size(); ++v)
+    if (present[v]) values.push_back(static_cast<int>(v));
+  return values;
 }
 
 DicomSegWritten write_dicom_seg(const Volume& label, const DicomSegOptions& options, const std::string& series_dir,
@@ -212,27 +215,37 @@ DicomSegWritten write_dicom_seg(const Volume& label, const DicomSegOptions& opti
   plan.algorithm_name = options.algorithm_name;
   plan.software_version = options.software_version;
 
+  // The frames: each segment on each slice that has a voxel of it (empty
+  // frames are left out), found in one pass over each slice; their pixels
+  // are made one at a time as DCMTK takes them (fill_frame).
   const std::size_t plane = label.size[0] * label.size[1];
+  std::vector<int> segment_of(65536, -1);  // voxel value -> index into segments
+  for (std::size_t s = 0; s < segments.size(); ++s) segment_of[static_cast<std::size_t>(segments[s].label)] = int(s);
   std::set<std::string> referenced;
+  std::vector<char> on_slice(segments.size());
   for (std::size_t z = 0; z < label.size[2]; ++z) {
     const SeriesSlice& source_slice = slice_at(label, z, series, options.source, series_dir);
     const float* slice = label.voxels.data() + z * plane;
-    for (const auto& segment : segments) {
-      std::vector<std::uint8_t> pixels(plane, 0);
-      bool any = false;
-      for (std::size_t i = 0; i < plane; ++i)
-        if (slice[i] == static_cast<float>(segment.label)) pixels[i] = 1, any = true;
-      if (!any) continue;  // empty frames are left out
+    std::fill(on_slice.begin(), on_slice.end(), 0);
+    for (std::size_t i = 0; i < plane; ++i)
+      if (slice[i] != 0.0f) on_slice[static_cast<std::size_t>(segment_of[static_cast<std::size_t>(slice[i])])] = 1;
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+      if (!on_slice[s]) continue;
       dcmtk_detail::SegFrame frame;
-      frame.segment_number = segment_number.at(segment.label);
+      frame.segment_number = segment_number.at(segments[s].label);
+      frame.label = segments[s].label;
       frame.slice = static_cast<std::uint32_t>(z);
       frame.position = source_slice.position;
       frame.source_sop_instance_uid = source_slice.sop_instance_uid;
-      frame.pixels = std::move(pixels);
       plan.frames.push_back(std::move(frame));
       referenced.insert(source_slice.sop_instance_uid);
     }
   }
+  plan.fill_frame = [&](const dcmtk_detail::SegFrame& frame, std::vector<std::uint8_t>& pixels) {
+    const float* slice = label.voxels.data() + frame.slice * plane;
+    const float value = static_cast<float>(frame.label);
+    for (std::size_t i = 0; i < plane; ++i) pixels[i] = slice[i] == value ? 1 : 0;
+  };
   // Frames in DCMTK's dimension order: by segment, then by slice.
   std::stable_sort(plan.frames.begin(), plan.frames.end(),
                    [](const auto& a, const auto& b) { return a.segment_number < b.segment_number; });

@@ -33,10 +33,12 @@ namespace {
 void check_accepted(const medsynth::DicomFileInfo& info, const medsynth::VolumeReadOptions& options) {
   if (!info.has_pixels) return;
   unsigned __int128 voxels = static_cast<unsigned __int128>(info.rows) * info.columns * info.frames;
-  if (info.rows == 0 || info.columns == 0 || voxels > options.max_voxels) {
-    std::fprintf(stderr, "dicom_walker_fuzzer: accepted %ux%u x %llu frames past the cap of %llu voxels\n", info.rows,
-                 info.columns, static_cast<unsigned long long>(info.frames),
-                 static_cast<unsigned long long>(options.max_voxels));
+  // A one-bit SEG is bound by its stored bits (8 x the byte cap), an image by the voxel cap.
+  const bool binary_seg = info.bits_allocated == 1 && info.modality == "SEG";
+  const unsigned __int128 cap = binary_seg ? static_cast<unsigned __int128>(options.max_bytes) * 8 : options.max_voxels;
+  if (info.rows == 0 || info.columns == 0 || voxels > cap) {
+    std::fprintf(stderr, "dicom_walker_fuzzer: accepted %ux%u x %llu frames past the cap of %llu\n", info.rows,
+                 info.columns, static_cast<unsigned long long>(info.frames), static_cast<unsigned long long>(cap));
     std::abort();
   }
 }

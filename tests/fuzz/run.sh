@@ -13,7 +13,7 @@
 #   SECONDS  per fuzzer (default 20; 0 builds only)
 # Environment:
 #   MEDSYNTH_FUZZ_CXX         the compiler (default clang++)
-#   MEDSYNTH_FUZZ_ONLY        names of the fuzzers to build and run (default all four)
+#   MEDSYNTH_FUZZ_ONLY        names of the fuzzers to build and run (default all five)
 #   MEDSYNTH_FUZZ_TORCH       site-packages/torch to build pickle_fuzzer against
 #                             (default .deps/venv/lib/python3*/site-packages/torch);
 #                             without one pickle_fuzzer is skipped, with a message
@@ -37,7 +37,7 @@ seconds="${2:-20}"
 cxx="${MEDSYNTH_FUZZ_CXX:-clang++}"
 nice_level="${MEDSYNTH_FUZZ_NICE:-10}"
 timeout_s="${MEDSYNTH_FUZZ_TIMEOUT:-30}"
-only="${MEDSYNTH_FUZZ_ONLY:-config_json_fuzzer nifti_extension_fuzzer dicom_walker_fuzzer pickle_fuzzer}"
+only="${MEDSYNTH_FUZZ_ONLY:-config_json_fuzzer nifti_extension_fuzzer dicom_walker_fuzzer datalist_fuzzer pickle_fuzzer}"
 
 case "$seconds" in '' | *[!0-9]*) echo "run.sh: SECONDS must be a whole number (got '$seconds')" >&2; exit 2 ;; esac
 
@@ -157,6 +157,11 @@ sources[dicom_walker_fuzzer]="tests/fuzz/dicom_walker_fuzzer.cpp engine/volume/d
 extra[dicom_walker_fuzzer]=""
 link[dicom_walker_fuzzer]=""
 max_len[dicom_walker_fuzzer]=16384
+
+sources[datalist_fuzzer]="tests/fuzz/datalist_fuzzer.cpp engine/data/case_listing.cpp engine/data/image_conditioning.cpp"
+extra[datalist_fuzzer]=""
+link[datalist_fuzzer]=""
+max_len[datalist_fuzzer]=8192
 
 sources[pickle_fuzzer]="tests/fuzz/pickle_fuzzer.cpp engine/weights/pickle_machine.cpp engine/weights/pickle_globals.cpp
   engine/weights/pickle_graph.cpp engine/weights/torch_archive_contents.cpp"

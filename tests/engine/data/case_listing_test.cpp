@@ -18,6 +18,7 @@
 #include "data/volume_listing.hpp"
 #include "support/brats_cases.hpp"
 #include "support/oversized_json.hpp"
+#include "support/error_text.hpp"
 #include "support/temp_dir.hpp"
 #include "volume/volume_io.hpp"
 
@@ -26,14 +27,7 @@ namespace fs = std::filesystem;
 namespace medsynth {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 TEST(CaseListing, ContrastsAreTheFileNameSuffixInEitherBratsSpelling) {
   EXPECT_EQ(contrast_of_file("BraTS-GLI-00000-000-t1n.nii.gz", "BraTS-GLI-00000-000"), "t1n");

@@ -20,6 +20,7 @@
 
 #include "core/bounded_json.hpp"
 #include "core/error.hpp"
+#include "data/ct_phantom.hpp"
 #include "diffusion/latent_files.hpp"
 #include "diffusion/ldm_task.hpp"
 #include "diffusion/maisi_import.hpp"
@@ -384,6 +385,67 @@ TEST(MaisiEmbeddings, EachEmbeddingsBodyRegionsConditionTheUnet) {
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("bad_emb.nii.gz.json"), std::string::npos) << e.what();
   }
+}
+
+// Issue 54 item 6: a mixed set trains as NV-Generate trains it, each image
+// with the class and body regions its datalist entry names: the encode stage
+// writes them into both latent JSONs, the LDM task reads them back per
+// latent, and a class the UNet does not have is refused before any image is
+// encoded, naming the image.
+TEST(MaisiEmbeddings, EachDatalistEntrysModalityAndRegionsReachItsLatent) {
+  test::TempDir dir("maisi-embeddings-datalist");
+  const std::string imported = import_run(dir);
+  PhantomOptions phantom;
+  phantom.size = {32, 16, 48};
+  phantom.spacing = {1.5, 1.5, 2.0};
+  for (int i = 0; i < 3; ++i)
+    write_volume(make_ct_phantom(40 + static_cast<std::uint64_t>(i), phantom),
+                 (dir / ("ct_" + std::to_string(i) + ".nii.gz")).string());
+  const auto write_list = [&](const std::string& third_modality) {
+    std::ofstream(dir / "list.json") << R"({"training": [
+      {"image": "ct_0.nii.gz", "modality": "ct_contrast", "top_region_index": [0, 0, 1, 0]},
+      {"image": "ct_1.nii.gz", "modality": "ct_wo_contrast", "bottom_region_index": [0, 0, 0, 1]},
+      {"image": "ct_2.nii.gz", "modality": ")" +
+                                            third_modality + R"("}]})";
+  };
+  const std::vector<std::string> data{"data.source=datalist", "data.path=" + (dir / "list.json").string(),
+                                      "data.val_fraction=0.34", "training.max_steps=1", "ldm.embedding_layout=maisi"};
+
+  write_list("ct");
+  const auto r = test::run_process(train_args(imported, dir, data), dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const RunDirectory run{only_run_in(dir / "runs").string()};
+  const auto own = [&](const std::string& id) { return read_json(fs::path(run.embedding_dir()) / (id + "_emb.json")); };
+  const auto theirs = [&](const std::string& id) {
+    return read_json(fs::path(run.embedding_dir()) / (id + "_emb.nii.gz.json"));
+  };
+  EXPECT_EQ(own("train-ct_0").at("modality"), "ct_contrast");
+  EXPECT_EQ(own("train-ct_0").at("top_region_index").dump(), "[0,0,1,0]");
+  EXPECT_FALSE(own("train-ct_0").contains("bottom_region_index"));
+  EXPECT_EQ(own("train-ct_1").at("modality"), "ct_wo_contrast");
+  EXPECT_EQ(theirs("train-ct_0").at("modality"), "ct_contrast") << "the entry's class over the job's (ct)";
+  EXPECT_EQ(theirs("train-ct_1").at("bottom_region_index").dump(), "[0,0,0,1]");
+  EXPECT_EQ(theirs("val-ct_2").at("modality"), "ct");
+
+  JobSpec job;
+  job.model.diffusion_unet.num_class_embeds = 8;
+  job.generate.modality = 1;
+  const auto latents = read_latents(run.embedding_dir(), "train");
+  ASSERT_EQ(latents.size(), 2u);
+  const auto labels = unet_embedding_inputs(job, {&latents[0], &latents[1]}, {}, c10::Device(c10::kCPU)).class_labels;
+  EXPECT_TRUE(at::equal(labels, at::tensor({3, 2}, at::kLong))) << labels;
+
+  // mri_t2 (10) is beyond the miniature UNet's 8 classes: refused before
+  // anything is encoded, naming the image and the field.
+  write_list("mri_t2");
+  fs::remove_all(dir / "runs");
+  const auto refused = test::run_process(train_args(imported, dir, data), dir.path().string());
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("ct_2.nii.gz"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("num_class_embeds"), std::string::npos) << refused.err;
+  if (fs::exists(dir / "runs"))
+    for (const auto& e : fs::recursive_directory_iterator(dir / "runs"))
+      EXPECT_FALSE(e.path().filename().string().ends_with("_emb.safetensors")) << e.path() << " was encoded";
 }
 
 // Issue 50 item 10: spacing 1e300 failed at the UNet's float conversion

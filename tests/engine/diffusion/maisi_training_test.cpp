@@ -20,6 +20,7 @@
 #include "diffusion/maisi_import.hpp"
 #include "run/run_directory.hpp"
 #include "state/tensor_file.hpp"
+#include "support/brats_cases.hpp"
 #include "support/child_process.hpp"
 #include "support/run_events.hpp"
 #include "support/temp_dir.hpp"
@@ -182,6 +183,49 @@ void write_pairs(const fs::path& folder, int cases) {
 // convolutions make it change nothing at first) and learns against the
 // frozen UNet, whose file is never written and whose tensors are not in the
 // new checkpoint; `generate --label` then steers with it.
+// Issue 54 item 7: brain MR with its segmentation, NV-Generate's most-asked
+// request, as a workflow of its own. NVIDIA released no MR ControlNet, so the
+// import keeps the network config's controlnet_def and `train RUN
+// task=controlnet` starts one from the UNet's encoder; the labels come from
+// the BraTS folder's seg files (data.label), not from X_label names. Before,
+// the import wrote no ControlNet config and the task was refused
+// ("ldm.controlnet_config: task controlnet needs it (empty)").
+TEST(MaisiTraining, AnMrControlNetTrainsOnABratsFolderFromTheUnetsEncoder) {
+  test::TempDir dir("maisi-controlnet-mr");
+  MaisiImportOptions o;
+  o.folder = (k_data / "maisi_folder_mr").string();
+  o.model = "rflow-mr";
+  o.out = (dir / "imported").string();
+  const auto imported = import_maisi(o);
+  EXPECT_FALSE(imported.controlnet) << "the MR folder has no ControlNet weights";
+  const RunDirectory run_in{o.out};
+  ASSERT_TRUE(fs::is_regular_file(run_in.stage(k_controlnet_stage).network_config_file()));
+  EXPECT_FALSE(fs::exists(run_in.stage(k_controlnet_stage).last_checkpoint()));
+  test::write_brats_folder(dir / "brats", test::BratsNaming::brats2023, 3, {32, 16, 48});
+
+  const auto r = test::run_process(
+      {test::engine_binary(), "train", o.out, test::k_on_cpu, "task=controlnet", "--data", (dir / "brats").string(),
+       "data.channels=[t1n]", "data.label=seg", "data.patch_size=[16,16,16]", "data.size_multiple=16",
+       "training.max_steps=2", "--runs-dir", (dir / "runs").string(), "--quiet"},
+      dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const RunDirectory run{only_run_in(dir / "runs").string()};
+  EXPECT_TRUE(fs::is_regular_file(run.stage(k_controlnet_stage).last_checkpoint()));
+  std::size_t labels = 0;
+  for (const auto& e : fs::directory_iterator(run.embedding_dir()))
+    labels += e.path().filename().string().ends_with("_label.safetensors") ? 1 : 0;
+  EXPECT_EQ(labels, 3u) << "each case's seg file, encoded beside its latent";
+
+  // And it steers generation from a segmentation, as the CT one does.
+  const std::string case_id = test::brats_case_id(test::BratsNaming::brats2023, 0);
+  const fs::path seg = dir / "brats" / case_id / (case_id + "-seg.nii.gz");
+  const auto g = test::run_process({test::engine_binary(), "generate", run.root, "--label", seg.string(), "--base-seed",
+                                    "1", "--output-dir", (dir / "steered").string()},
+                                   dir.path().string());
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  EXPECT_TRUE(fs::is_regular_file(dir / "steered" / "sample_seed1_rank0_image.nii.gz"));
+}
+
 TEST(MaisiTraining, AControlNetTrainsAgainstTheFrozenReleasedUnetAndSteersGeneration) {
   test::TempDir dir("maisi-controlnet");
   MaisiImportOptions o;

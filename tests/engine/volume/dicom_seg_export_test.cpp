@@ -29,6 +29,7 @@
 #include "core/error.hpp"
 #include "support/temp_dir.hpp"
 #include "volume/dicom_export.hpp"
+#include "volume/dicom_file_guard.hpp"
 #include "volume/dicom_seg_export.hpp"
 #include "volume/volume_io.hpp"
 
@@ -275,6 +276,39 @@ TEST_P(DicomSegExport, RebuildsTheLabelMapVoxelForVoxelAndReferencesTheExportedS
   // A folder holding the pair still reads as the CT (the SEG is skipped).
   const Volume again = read_volume(out.string());
   EXPECT_EQ(again.size, ct.size);
+}
+
+// Issue 50: a SEG's frames (segments x slices, one bit per pixel) were held
+// to the voxel cap of a volume's floats, so a CT folder holding its SEG, as
+// export-dicom --label writes it, could not be read back once segments x
+// slices outgrew the cap (a 5-class map of a 512 x 512 x 1024 CT). Shown at
+// small caps: this SEG's 10 frames outnumber the CT's 7 slices.
+TEST(DicomSegExportDump, ASegIsBoundByItsStoredBitsNotByTheVoxelCap) {
+  test::TempDir dir("dicom_seg_cap");
+  const Volume ct = make_ct({-1, 0, 0, 0, -1, 0, 0, 0, 1});
+  const fs::path out = dir / "pair";
+  write_dicom_series(ct, {}, out.string());
+  const fs::path seg_file = out / "segmentation.dcm";
+  const DicomSegWritten written = write_dicom_seg(make_label(ct), options_for_test(), out.string(), seg_file.string());
+  ASSERT_GT(written.frames, ct.size[2]);
+
+  VolumeReadOptions exact;
+  exact.max_voxels = ct.voxels.size();  // the CT fits exactly; its SEG has more frame pixels than that
+  const Volume again = read_volume(out.string(), exact);
+  EXPECT_EQ(again.size, ct.size);
+  ASSERT_TRUE(check_dicom_file(seg_file.string(), exact).has_value());
+
+  // Its bound is the byte cap x 8: one byte less than its packed frames is refused, by name.
+  const std::uint64_t pixels = std::uint64_t{ct.size[0]} * ct.size[1] * written.frames;
+  VolumeReadOptions tight = exact;
+  tight.max_bytes = (pixels - 1) / 8;
+  try {
+    check_dicom_file(seg_file.string(), tight);
+    ADD_FAILURE() << "a SEG over 8 x the byte cap was accepted";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("segmentation.dcm"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("one-bit frame pixels"), std::string::npos) << e.what();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Handedness, DicomSegExport, ::testing::Values(false, true),
