@@ -36,6 +36,20 @@ int main(int argc, char** argv) {
       return 0;
     }
   }
+  // Without a display Qt's xcb plugin aborts (SIGABRT, exit 134, issue 53
+  // item 10) after a page of plugin diagnostics; say what is missing instead.
+  // A platform chosen on purpose (QT_QPA_PLATFORM=offscreen, -platform) is
+  // left to Qt.
+  bool platform_chosen = !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+  for (int i = 1; i < argc; ++i) platform_chosen = platform_chosen || QByteArray(argv[i]) == "-platform";
+  if (!platform_chosen && qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+    std::fputs(
+        "medsynth: no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset).\n"
+        "Run it in a desktop session, over `ssh -X`, or under `xvfb-run`; "
+        "`medsynth run --cluster ...` and medsynth-engine work without one.\n",
+        stderr);
+    return 2;
+  }
   QApplication app(argc, argv);  // takes Qt's own options (-platform, -style) out of argv
   QApplication::setOrganizationName(QStringLiteral("medsynth"));
   QApplication::setApplicationName(QStringLiteral("medsynth"));

@@ -53,9 +53,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    if (code != 0) std::cerr << cli::usage_suggestions(app, std::vector<std::string>(argv + 1, argv + argc));
-    return code == 0 ? 0 : 2;
+    const std::string suggestions =
+        e.get_exit_code() == 0 ? "" : cli::usage_suggestions(app, std::vector<std::string>(argv + 1, argv + argc));
+    if (suggestions.empty()) return app.exit(e) == 0 ? 0 : 2;
+    std::cerr << "medsynth-engine: " << suggestions << "Run with --help for more information.\n";
+    return 2;
   }
   try {
     for (auto* sub : app.get_subcommands())

@@ -24,6 +24,7 @@ target_sources(medsynth-engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/verb_latent.cpp
   ${CMAKE_CURRENT_LIST_DIR}/generate_events.cpp
   ${CMAKE_CURRENT_LIST_DIR}/usage_suggestions.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/seed_flags.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_group_from_environment.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_validate.cpp
   ${CMAKE_CURRENT_LIST_DIR}/verb_completion.cpp)

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/seed_flags.hpp"
 #include "config/did_you_mean.hpp"
 
 namespace medsynth::cli {
@@ -44,7 +45,9 @@ std::string usage_suggestions(const CLI::App& app, const std::vector<std::string
     if (arg.rfind("--", 0) == 0) {
       const std::string flag = arg.substr(0, arg.find('='));
       if (known_flag(current, flag)) continue;
-      if (const auto close = closest_match(flag, flag_names(current)))
+      if (const auto seed = seed_flag_replacement(flag))
+        out += "unknown flag '" + flag + "'; the seeds' " + flag + " is " + *seed + "\n";
+      else if (const auto close = closest_match(flag, flag_names(current)))
         out += "unknown flag '" + flag + "'; did you mean '" + *close + "'?\n";
       continue;
     }
@@ -59,6 +62,14 @@ std::string usage_suggestions(const CLI::App& app, const std::vector<std::string
                                                                  return o->get_positional();
                                                                }).empty();
     if (!verbs_only) continue;
+    // A verb of the program where launch takes its own few (`launch evaluate`).
+    if (current->get_parent() && subcommand_named(*current->get_parent(), arg)) {
+      std::string verbs;
+      for (const std::string& name : verb_names(*current)) verbs += (verbs.empty() ? "" : ", ") + name;
+      out += current->get_name() + " runs " + verbs + " on several processes; '" + arg +
+             "' runs in one: medsynth-engine " + arg + " ...\n";
+      break;
+    }
     if (const auto close = closest_match(arg, verb_names(*current)))
       out += "unknown verb '" + arg + "'; did you mean '" + *close + "'?\n";
     break;

@@ -37,6 +37,7 @@ DicomSegOptions seg_options(const Volume& label, const std::string& label_path) 
   options.source = label_path;
   options.software_version = MEDSYNTH_VERSION;
   options.segments = maisi_ct_segments(labels_in_map(label, label_path));
+  options.coding_schemes = {maisi_ct_private_coding_scheme()};
   return options;
 }
 

@@ -70,7 +70,7 @@ Action add_prepare_label_verb(CLI::App& app) {
     std::optional<Volume> image;
     if (!a->image.empty()) image = read_volume(a->image);
     const PreparedLabel prepared = prepare_label(segmentation, a->segmentation, a->options, image ? &*image : nullptr);
-    write_volume(prepared.label, a->out);
+    write_volume(prepared.label, a->out, StoredPixel::label);
     const auto& names = maisi_ct_classes();
     std::cout << a->out << ": " << prepared.label.size[0] << " x " << prepared.label.size[1] << " x "
               << prepared.label.size[2] << " voxels of " << prepared.label.spacing[0] << " x "

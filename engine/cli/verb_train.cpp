@@ -16,6 +16,7 @@
 #include "cli/slurm_requeue.hpp"
 #include "cli/sweep.hpp"
 #include "cli/verbs.hpp"
+#include "config/task_catalog.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
 #include "dist/dist_environment.hpp"
@@ -119,7 +120,9 @@ int run(const TrainArguments& given) {
 Action add_train_verb(CLI::App& app) {
   auto args = std::make_shared<TrainArguments>();
   auto multirun = std::make_shared<bool>(false);
-  auto* cmd = app.add_subcommand("train", "Train a job (autoencoder) in a new run directory, or resume one");
+  std::string tasks;
+  for (const std::string& name : task_names()) tasks += (tasks.empty() ? "" : ", ") + name;
+  auto* cmd = app.add_subcommand("train", "Train a job (task: " + tasks + ") in a new run directory, or resume one");
   add_train_options(*cmd, *args);
   cmd->add_flag("-m,--multirun", *multirun,
                 "Hydra's multirun: key=a,b overrides sweep, one run per combination (as `medsynth-engine sweep`)");

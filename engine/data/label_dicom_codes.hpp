@@ -15,4 +15,8 @@ namespace medsynth {
 // private code for a value that is not a MAISI CT class.
 std::vector<DicomSegment> maisi_ct_segments(const std::vector<int>& labels);
 
+// The private scheme those segments' codes use where DICOM has no code, for
+// DicomSegOptions::coding_schemes.
+DicomCodingScheme maisi_ct_private_coding_scheme();
+
 }  // namespace medsynth

@@ -251,7 +251,7 @@ class ImageMaker {
       // label is written first: the image's name is what marks a pair done.
       volume.origin = label_.origin;
       volume.direction = label_.direction;
-      write_volume(label_, paired_label_path(p.path));
+      write_volume(label_, paired_label_path(p.path), StoredPixel::label);
     }
     write_volume(volume, partial,
                  guidance_ && job_.generate.label_image_int16 ? StoredPixel::int16 : StoredPixel::float32);

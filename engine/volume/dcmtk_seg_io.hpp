@@ -48,6 +48,7 @@ struct SegPlan {
   std::string referenced_series_uid, referenced_study_uid, referenced_sop_class_uid;
   std::vector<std::string> referenced_instances;  // SOP Instance UIDs the frames derive from
   std::vector<DicomSegment> segments;
+  std::vector<DicomCodingScheme> coding_schemes;  // the private schemes the segments' codes use
   std::vector<SegFrame> frames;
   // Writes a frame's rows x columns pixels (1 = in the segment) into the
   // buffer it is given (sized rows x columns); called once per frame, in order.

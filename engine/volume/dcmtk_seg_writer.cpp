@@ -88,11 +88,32 @@ std::unique_ptr<DcmSegment> make_segment(const DicomSegment& s, const std::strin
   if (s.modifier)
     segment->getSegmentedPropertyTypeModifierCode().push_back(
         new CodeSequenceMacro(s.modifier->value.c_str(), s.modifier->scheme.c_str(), s.modifier->meaning.c_str()));
+  if (s.region) {
+    check(segment->getGeneralAnatomyCode().getAnatomicRegion().set(s.region->value.c_str(), s.region->scheme.c_str(),
+                                                                   s.region->meaning.c_str()),
+          "segment " + std::to_string(s.label) + " anatomic region");
+    if (s.region_modifier)
+      segment->getGeneralAnatomyCode().getAnatomicRegionModifier().push_back(new CodeSequenceMacro(
+          s.region_modifier->value.c_str(), s.region_modifier->scheme.c_str(), s.region_modifier->meaning.c_str()));
+  }
   double l = 0, a = 0, b = 0;
   IODCIELabUtil::rgb2DicomLab(l, a, b, s.colour[0], s.colour[1], s.colour[2]);
   const auto u16 = [](double v) { return static_cast<Uint16>(std::lround(std::clamp(v, 0.0, 65535.0))); };
   check(segment->setRecommendedDisplayCIELabValue(u16(l), u16(a), u16(b)), "segment colour");
   return segment;
+}
+
+void add_coding_schemes(DcmItem& dataset, const std::vector<DicomCodingScheme>& schemes) {
+  for (std::size_t i = 0; i < schemes.size(); ++i) {
+    DcmItem* item = nullptr;
+    check(dataset.findOrCreateSequenceItem(DCM_CodingSchemeIdentificationSequence, item, static_cast<signed long>(i)),
+          "coding scheme identification");
+    check(item->putAndInsertString(DCM_CodingSchemeDesignator, schemes[i].designator.c_str()), "coding scheme");
+    check(item->putAndInsertString(DCM_CodingSchemeName, schemes[i].name.c_str()), "coding scheme name");
+    check(
+        item->putAndInsertString(DCM_CodingSchemeResponsibleOrganization, schemes[i].responsible_organization.c_str()),
+        "coding scheme organization");
+  }
 }
 
 void add_shared_groups(DcmSegmentation& seg, const SegPlan& plan) {
@@ -214,7 +235,12 @@ std::pair<std::string, std::string> save_segmentation(const SegPlan& plan, const
   for (const auto& frame : plan.frames) add_frame(*seg, plan, frame, pixels);
   add_dimensions(*seg);
   add_references(*seg, plan);
-  check(seg->saveFile(path.c_str(), EXS_LittleEndianExplicit), "write " + path);
+  // DCMTK's SEG module has no place for the Coding Scheme Identification
+  // Sequence: the dataset it writes gets it before the file is saved.
+  DcmFileFormat file;
+  check(seg->writeDataset(*file.getDataset()), "dataset");
+  add_coding_schemes(*file.getDataset(), plan.coding_schemes);
+  check(file.saveFile(path.c_str(), EXS_LittleEndianExplicit), "write " + path);
   return {instance_uid, series_uid};
 }
 

@@ -20,6 +20,7 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "volume/dicom_stored_grid.hpp"
 #include "volume/itk_volume_io.hpp"
 #include "core/remove_tree.hpp"
 
@@ -73,10 +74,6 @@ void check_volume(const Volume& volume, const std::string& source) {
     }
   for (float v : volume.voxels)
     if (!std::isfinite(v)) throw DataError(source, "the volume has NaN or infinite voxels; DICOM cannot store them");
-}
-
-double determinant(const std::array<double, 9>& m) {
-  return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
 }
 
 // The synthetic mark, in words, for ImageComments and DerivationDescription.
@@ -290,36 +287,33 @@ void write_dicom_series(const Volume& volume, const DicomExportOptions& options,
   const auto tags = series_tags(options, ids, min, max, volume.spacing[2]);
   const auto patches = rescale_patches(options.modality, rescale);
 
-  // DICOM derives the slice normal as row x column: a left-handed volume is
-  // written from its last slice, along the flipped third axis.
-  const bool flip = determinant(volume.direction) < 0;
-  std::array<double, 9> direction = volume.direction;
-  if (flip)
-    for (int i = 0; i < 3; ++i) direction[i * 3 + 2] = -direction[i * 3 + 2];
-  const std::array<double, 3> normal{direction[2], direction[5], direction[8]};
+  // Stored as a scanner stores it, so that stack viewers, which draw the
+  // stored pixels as they are, show the patient the right way round.
+  const DicomStoredGrid grid = scanner_stored_grid(volume);
+  const std::array<double, 3> normal{grid.direction[2], grid.direction[5], grid.direction[8]};
 
-  const std::size_t nz = volume.size[2], plane = volume.size[0] * volume.size[1];
+  const std::size_t nx = volume.size[0], ny = volume.size[1], nz = volume.size[2];
   const std::size_t width = std::max<std::size_t>(4, std::to_string(nz).size());
   const fs::path temp = make_temp_folder(dir);
   try {
     for (std::size_t k = 0; k < nz; ++k) {
-      const std::size_t z = flip ? nz - 1 - k : k;
       itk_detail::DicomSlice slice;
-      slice.columns = volume.size[0];
-      slice.rows = volume.size[1];
+      slice.columns = nx;
+      slice.rows = ny;
       slice.spacing = volume.spacing;
-      slice.direction = direction;
+      slice.direction = grid.direction;
       double location = 0;
       for (int i = 0; i < 3; ++i) {
-        slice.origin[i] = volume.origin[i] + static_cast<double>(z) * volume.spacing[2] * volume.direction[i * 3 + 2];
+        slice.origin[i] = grid.origin[i] + static_cast<double>(k) * volume.spacing[2] * grid.direction[i * 3 + 2];
         location += slice.origin[i] * normal[i];
       }
-      slice.pixels.resize(plane);
-      const float* in = volume.voxels.data() + z * plane;
-      for (std::size_t i = 0; i < plane; ++i) {
-        const double stored = std::round((static_cast<double>(in[i]) - rescale.intercept) / rescale.slope);
-        slice.pixels[i] = static_cast<std::int16_t>(std::clamp(stored, -32768.0, 32767.0));
-      }
+      slice.pixels.resize(nx * ny);
+      for (std::size_t r = 0; r < ny; ++r)
+        for (std::size_t c = 0; c < nx; ++c) {
+          const double value = volume.voxels[grid.source_index(c, r, k)];
+          const double stored = std::round((value - rescale.intercept) / rescale.slope);
+          slice.pixels[r * nx + c] = static_cast<std::int16_t>(std::clamp(stored, -32768.0, 32767.0));
+        }
       auto slice_tags = tags;
       slice_tags.push_back({"0008|0018", itk_detail::new_dicom_uid()});  // SOPInstanceUID
       slice_tags.push_back({"0020|0013", std::to_string(k + 1)});       // InstanceNumber

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "volume/atomic_file.hpp"
 #include "volume/dcmtk_seg_io.hpp"
+#include "volume/dicom_stored_grid.hpp"
 #include "volume/dicom_file_guard.hpp"
 
 namespace medsynth {
@@ -36,6 +37,11 @@ void check_options(const DicomSegOptions& options) {
   check_text(options.series_description, 64, "series_description");
   check_text(options.algorithm_name, 64, "algorithm_name");
   check_text(options.software_version, 64, "software_version");
+  for (const auto& c : options.coding_schemes) {
+    check_text(c.designator, 16, "coding scheme designator");
+    check_text(c.name, 64, "coding scheme " + c.designator + " name");
+    check_text(c.responsible_organization, 64, "coding scheme " + c.designator + " responsible organization");
+  }
   std::set<int> seen;
   for (const auto& s : options.segments) {
     const std::string which = "segment " + std::to_string(s.label);
@@ -44,15 +50,28 @@ void check_options(const DicomSegOptions& options) {
     check_text(s.name, 64, which + " name");
     std::vector<std::pair<const DicomCode*, std::string>> codes = {{&s.category, " category"}, {&s.type, " type"}};
     if (s.modifier) codes.emplace_back(&*s.modifier, " type modifier");
+    if (s.region) codes.emplace_back(&*s.region, " anatomic region");
+    if (s.region_modifier) codes.emplace_back(&*s.region_modifier, " anatomic region modifier");
     for (const auto& [code, name] : codes) {
       const std::string part = which + name;
       check_text(code->scheme, 16, part + " coding scheme");
       check_text(code->value, 16, part + " code value");
       check_text(code->meaning, 64, part + " code meaning");
+      if (code->scheme.rfind("99", 0) == 0 &&
+          std::none_of(options.coding_schemes.begin(), options.coding_schemes.end(),
+                       [&](const DicomCodingScheme& c) { return c.designator == code->scheme; }))
+        throw UsageError("DICOM-SEG: " + part + ": private coding scheme '" + code->scheme +
+                         "' is not described (DicomSegOptions::coding_schemes)");
     }
     for (const double c : s.colour)
       if (!(c >= 0.0 && c <= 1.0)) throw UsageError("DICOM-SEG: " + which + " colour: each channel must be in [0, 1]");
   }
+}
+
+bool uses(const DicomSegment& s, const DicomCodingScheme& scheme) {
+  const auto in = [&](const std::optional<DicomCode>& code) { return code && code->scheme == scheme.designator; };
+  return s.category.scheme == scheme.designator || s.type.scheme == scheme.designator || in(s.modifier) ||
+         in(s.region) || in(s.region_modifier);
 }
 
 struct SeriesSlice {
@@ -105,9 +124,9 @@ ImageSeries read_image_series(const std::string& dir) {
   return series;
 }
 
-std::array<double, 3> axis(const Volume& v, int a) {
-  return {v.direction[static_cast<std::size_t>(a)], v.direction[static_cast<std::size_t>(3 + a)],
-          v.direction[static_cast<std::size_t>(6 + a)]};
+std::array<double, 3> axis(const DicomStoredGrid& grid, int a) {
+  return {grid.direction[static_cast<std::size_t>(a)], grid.direction[static_cast<std::size_t>(3 + a)],
+          grid.direction[static_cast<std::size_t>(6 + a)]};
 }
 
 std::string mm(const std::array<double, 3>& p) {
@@ -116,14 +135,16 @@ std::string mm(const std::array<double, 3>& p) {
   return buffer;
 }
 
-// Checks that the label map lies on the series' grid, naming what differs.
-void check_grid(const Volume& label, const ImageSeries& series, const std::string& source, const std::string& dir) {
+// Checks that the label map, stored as `grid`, lies on the series' grid,
+// naming what differs.
+void check_grid(const Volume& label, const DicomStoredGrid& grid, const ImageSeries& series, const std::string& source,
+                const std::string& dir) {
   const std::string against = " (series " + dir + ")";
   if (label.size[0] != series.columns || label.size[1] != series.rows)
     throw DataError(source, "slices of " + std::to_string(label.size[0]) + " x " + std::to_string(label.size[1]) +
                                 " voxels, the series has " + std::to_string(series.columns) + " x " +
                                 std::to_string(series.rows) + against);
-  const auto row = axis(label, 0), column = axis(label, 1);
+  const auto row = axis(grid, 0), column = axis(grid, 1);
   for (int i = 0; i < 3; ++i)
     if (std::fabs(row[static_cast<std::size_t>(i)] - series.orientation[static_cast<std::size_t>(i)]) > 1e-4 ||
         std::fabs(column[static_cast<std::size_t>(i)] - series.orientation[static_cast<std::size_t>(3 + i)]) > 1e-4)
@@ -140,11 +161,11 @@ void check_grid(const Volume& label, const ImageSeries& series, const std::strin
 }
 
 // The series slice at the position of label slice z.
-const SeriesSlice& slice_at(const Volume& label, std::size_t z, const ImageSeries& series, const std::string& source,
-                            const std::string& dir) {
-  const auto normal = axis(label, 2);
+const SeriesSlice& slice_at(const Volume& label, const DicomStoredGrid& grid, std::size_t z, const ImageSeries& series,
+                            const std::string& source, const std::string& dir) {
+  const auto normal = axis(grid, 2);
   std::array<double, 3> p{};
-  for (std::size_t i = 0; i < 3; ++i) p[i] = label.origin[i] + static_cast<double>(z) * label.spacing[2] * normal[i];
+  for (std::size_t i = 0; i < 3; ++i) p[i] = grid.origin[i] + static_cast<double>(z) * label.spacing[2] * normal[i];
   const SeriesSlice* best = nullptr;
   double best_distance = 0;
   for (const auto& s : series.slices) {
@@ -199,7 +220,10 @@ DicomSegWritten write_dicom_seg(const Volume& label, const DicomSegOptions& opti
                        " has no segment description");
 
   const ImageSeries series = read_image_series(series_dir);
-  check_grid(label, series, options.source, series_dir);
+  // The label's in-plane axes turned as the series stores them (our own
+  // export stores a RAS volume reversed in both, dicom_stored_grid.hpp).
+  const DicomStoredGrid grid = stored_grid_matching(label, series.orientation);
+  check_grid(label, grid, series, options.source, series_dir);
   dcmtk_detail::SegPlan plan;
   plan.rows = static_cast<std::uint16_t>(series.rows);
   plan.columns = static_cast<std::uint16_t>(series.columns);
@@ -211,6 +235,9 @@ DicomSegWritten write_dicom_seg(const Volume& label, const DicomSegOptions& opti
   plan.referenced_study_uid = series.study_uid;
   plan.referenced_sop_class_uid = series.sop_class_uid;
   plan.segments = segments;
+  for (const auto& scheme : options.coding_schemes)  // those the segments written use
+    if (std::any_of(segments.begin(), segments.end(), [&](const DicomSegment& s) { return uses(s, scheme); }))
+      plan.coding_schemes.push_back(scheme);
   plan.series_description = options.series_description;
   plan.algorithm_name = options.algorithm_name;
   plan.software_version = options.software_version;
@@ -224,7 +251,7 @@ DicomSegWritten write_dicom_seg(const Volume& label, const DicomSegOptions& opti
   std::set<std::string> referenced;
   std::vector<char> on_slice(segments.size());
   for (std::size_t z = 0; z < label.size[2]; ++z) {
-    const SeriesSlice& source_slice = slice_at(label, z, series, options.source, series_dir);
+    const SeriesSlice& source_slice = slice_at(label, grid, z, series, options.source, series_dir);
     const float* slice = label.voxels.data() + z * plane;
     std::fill(on_slice.begin(), on_slice.end(), 0);
     for (std::size_t i = 0; i < plane; ++i)
@@ -242,9 +269,10 @@ DicomSegWritten write_dicom_seg(const Volume& label, const DicomSegOptions& opti
     }
   }
   plan.fill_frame = [&](const dcmtk_detail::SegFrame& frame, std::vector<std::uint8_t>& pixels) {
-    const float* slice = label.voxels.data() + frame.slice * plane;
     const float value = static_cast<float>(frame.label);
-    for (std::size_t i = 0; i < plane; ++i) pixels[i] = slice[i] == value ? 1 : 0;
+    for (std::size_t r = 0, i = 0; r < label.size[1]; ++r)
+      for (std::size_t c = 0; c < label.size[0]; ++c, ++i)
+        pixels[i] = label.voxels[grid.source_index(c, r, frame.slice)] == value ? 1 : 0;
   };
   // Frames in DCMTK's dimension order: by segment, then by slice.
   std::stable_sort(plan.frames.begin(), plan.frames.end(),

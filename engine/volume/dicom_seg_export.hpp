@@ -34,12 +34,28 @@ struct DicomSegment {
   DicomCode type;                         // Segmented Property Type (CID 7151 or private)
   std::optional<DicomCode> modifier;      // Segmented Property Type Modifier (laterality: left, right)
   std::array<double, 3> colour{1, 0, 0};  // sRGB in [0, 1], written as CIELab
+  // Anatomic Region (0008,2218) and its modifier: where a lesion type
+  // (Neoplasm, Cyst) lies, so that a lung tumour and a liver tumour differ.
+  std::optional<DicomCode> region;
+  std::optional<DicomCode> region_modifier;
+};
+
+// A private coding scheme, as the SEG's Coding Scheme Identification
+// Sequence (0008,0110) names it: DICOM asks for an item for every scheme that
+// is not one of its own (PS3.3 C.12.1.1.2).
+struct DicomCodingScheme {
+  std::string designator;                // (0008,0102), "99..." for a private scheme
+  std::string name;                      // (0008,0115)
+  std::string responsible_organization;  // (0008,0116)
 };
 
 struct DicomSegOptions {
   // One entry per label value of the map; a value present in the map without
   // an entry is a UsageError (labels_in_map gives the values to describe).
   std::vector<DicomSegment> segments;
+  // Each private scheme ("99...") a segment's code uses; a code of a private
+  // scheme not described here is a UsageError.
+  std::vector<DicomCodingScheme> coding_schemes;
   std::string series_description = "medsynth segmentation";  // (0008,103E), at most 64 characters
   std::string algorithm_name = "medsynth";                   // SegmentAlgorithmName
   std::string software_version = "unknown";                  // (0018,1020)

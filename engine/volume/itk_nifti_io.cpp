@@ -74,12 +74,38 @@ void write_image(const Volume& volume, Pixel* pixels, const std::string& path) {
   writer->Update();
 }
 
+// A label map in its smallest exact type: uint8 for MAISI's classes (0-132,
+// body 200), as NV-Generate writes its masks; uint16 for larger label values;
+// float32, as before, for a map with a value that is no whole number in
+// 0..65535 (nothing is rounded away).
+void write_label_image(const Volume& volume, const std::string& path) {
+  float largest = 0.0f;
+  for (const float v : volume.voxels) {
+    if (!(v >= 0.0f && v <= 65535.0f) || v != std::nearbyint(v)) {
+      write_image(volume, const_cast<float*>(volume.voxels.data()), path);
+      return;
+    }
+    largest = std::max(largest, v);
+  }
+  if (largest <= 255.0f) {
+    std::vector<std::uint8_t> whole(volume.voxels.begin(), volume.voxels.end());
+    write_image(volume, whole.data(), path);
+  } else {
+    std::vector<std::uint16_t> whole(volume.voxels.begin(), volume.voxels.end());
+    write_image(volume, whole.data(), path);
+  }
+}
+
 }  // namespace
 
 void write_nifti(const Volume& volume, const std::string& path, StoredPixel stored) {
   try {
     if (stored == StoredPixel::float32) {
       write_image(volume, const_cast<float*>(volume.voxels.data()), path);
+      return;
+    }
+    if (stored == StoredPixel::label) {
+      write_label_image(volume, path);
       return;
     }
     // int16: each value rounded to the nearest whole one and clamped to the

@@ -10,6 +10,7 @@ target_sources(medsynth_volume PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/dicom_file_guard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dicom_seg_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dicom_series.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/dicom_stored_grid.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_channel_volume_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_dicom_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/itk_dicom_io.cpp

@@ -39,9 +39,18 @@ struct VolumeReadOptions {
 Volume read_volume(const std::string& path, const VolumeReadOptions& options = {},
                    std::vector<std::string>* warnings = nullptr);
 
+// The file names read_volume reads, as suffixes (".nii.gz"), for the
+// console's file dialogs and the messages that list them; a DICOM series is
+// read from its folder.
+const std::vector<std::string>& readable_volume_suffixes();
+
 // How write_volume stores the voxels: float32, or int16 rounded to whole
-// values (NV-Generate's image-from-mask output; generate.label_image_int16).
-enum class StoredPixel { float32, int16 };
+// values (NV-Generate's image-from-mask output; generate.label_image_int16),
+// or as a label map: uint8 when every value is a whole number 0..255 (MAISI's
+// classes, as NV-Generate writes masks), uint16 up to 65535, else float32
+// (issue 53 item 10: label maps were float32, four times the bytes, and
+// tools that take a float image for an intensity image showed them so).
+enum class StoredPixel { float32, int16, label };
 
 // Writes NIfTI (".nii" or ".nii.gz", chosen by the name), geometry kept.
 // Atomic: a temp file beside the target is written, fsynced and renamed, so a

@@ -48,4 +48,11 @@ grep -q "garbage.nii.gz" "$work/bad.err" || { echo "the error does not name the 
 QT_QPA_PLATFORM=xcb xvfb "$console" --settings "$work/settings.ini" --open-volume "$recon" \
   --screenshot "$work/window.png" --quit-after-ms 5000 > /dev/null
 [ "$(stat -c %s "$work/window.png")" -gt 20000 ] || { echo "main window screenshot looks blank"; exit 1; }
-echo "snapshot, bad-file exit 3 and --open-volume all behave"
+# No display at all: a clear message and exit 2, not Qt's abort (exit 134).
+set +e
+env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$console" --settings "$work/settings.ini" 2> "$work/nodisplay.err"
+code=$?
+set -e
+[ $code = 2 ] || { echo "without a display the console gave exit $code, expected 2"; cat "$work/nodisplay.err"; exit 1; }
+grep -q "no display to open a window on" "$work/nodisplay.err" || { echo "no message naming the display:"; cat "$work/nodisplay.err"; exit 1; }
+echo "snapshot, bad-file exit 3, --open-volume and no display all behave"

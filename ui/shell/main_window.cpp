@@ -34,6 +34,7 @@
 #include "app/settings/settings_store.hpp"
 #include "ui/shell/theme_controller.hpp"
 #include "ui/shell/volume_workspace.hpp"
+#include "ui/viewer/volume_viewer_widget.hpp"
 
 namespace medsynth::ui {
 
@@ -148,6 +149,19 @@ void MainWindow::build_menus() {
   open_volume->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
   file->addAction(tr("&Compare volumes…"), this, [this] { volumes_->compare_dialog(this); });
   file->addAction(tr("Edit &labels…"), this, [this] { volumes_->label_studio_dialog(this); });
+  // The viewer toolbar's command, from the menu too: a narrow window may hold
+  // it in the toolbar's overflow (issue 53 item 1).
+  file->addAction(tr("&Export DICOM…"), this,
+                  [this] {
+                    auto* viewer = qobject_cast<VolumeViewerWidget*>(tabs_->currentWidget());
+                    if (viewer == nullptr) viewer = tabs_->currentWidget()->findChild<VolumeViewerWidget*>();
+                    if (viewer == nullptr || !viewer->has_volume()) {
+                      show_error(tr("Export DICOM: open a volume (or a run's sample) in a viewer tab first"));
+                      return;
+                    }
+                    viewer->open_export_dialog();
+                  })
+      ->setObjectName(QStringLiteral("action_export_dicom"));
   file->addSeparator();
   QAction* maisi = file->addAction(tr("&Generate CT from MAISI weights…"), this, [this] { open_maisi_dialog(); });
   file->addAction(tr("Synthetic &dataset…"), this, [this] { open_dataset_dialog(); })
@@ -183,6 +197,24 @@ void MainWindow::build_menus() {
   view->addAction(cluster_dock_->toggleViewAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  // The guides ship with the sources (docs/); the menu says where, and what
+  // to read first, rather than only About (issue 53 item 10).
+  help->addAction(
+          tr("&Getting started"), this,
+          [this] {
+            QMessageBox::information(
+                this, tr("Getting started"),
+                tr("<b>Train</b>: File › Open job… (templates in resources/jobs/), then Run › Launch (Ctrl+R); the "
+                   "run's "
+                   "loss, PSNR and SSIM appear live, its volumes in the Samples tab.<br><b>Look</b>: File › Open "
+                   "volume… "
+                   "(NIfTI, NRRD, MetaImage); right-drag sets window/level.<br><b>Generate</b>: File › Generate CT "
+                   "from MAISI "
+                   "weights…<br><b>Headless</b>: every action here is a <tt>medsynth-engine</tt> verb "
+                   "(<tt>medsynth-engine --help</tt>).<br><br>The guides are in the docs/ folder of the sources: "
+                   "console.md, job-file.md, maisi.md, cluster.md, evaluation.md."));
+          })
+      ->setObjectName(QStringLiteral("action_getting_started"));
   help->addAction(tr("&About medsynth"), this, [this] {
     QMessageBox::about(this, tr("About medsynth"),
                        tr("<b>medsynth %1</b><br>Console for 3D generative medical imaging: edit jobs, launch "

@@ -10,12 +10,19 @@
 #include "ui/viewer/viewer_toolbar.hpp"
 #include "ui/viewer/samples_panel.hpp"
 #include "ui/viewer/volume_viewer_widget.hpp"
+#include "volume/volume_io.hpp"
 
 namespace medsynth::ui {
 namespace {
 
 constexpr const char* k_owned = "medsynth_volume_tab";
-const QString k_filter = QObject::tr("Volumes (*.nii *.nii.gz);;All files (*)");
+// Every file read_volume reads (NIfTI, NRRD, MetaImage), not NIfTI alone
+// (issue 53 item 10).
+QString volume_filter() {
+  QStringList patterns;
+  for (const auto& suffix : readable_volume_suffixes()) patterns << "*" + QString::fromStdString(suffix);
+  return QObject::tr("Volumes (%1);;All files (*)").arg(patterns.join(' '));
+}
 
 QWidget* add_tab(QTabWidget* tabs, QWidget* widget, const QString& title) {
   widget->setProperty(k_owned, true);
@@ -67,20 +74,22 @@ QWidget* VolumeWorkspace::attach_samples(RunController* run) {
 bool VolumeWorkspace::owns(QWidget* tab) const { return tab && tab->property(k_owned).toBool(); }
 
 void VolumeWorkspace::open_volume_dialog(QWidget* parent) {
-  const QString path = QFileDialog::getOpenFileName(parent, tr("Open a volume"), QString(), k_filter);
+  const QString path = QFileDialog::getOpenFileName(parent, tr("Open a volume"), QString(), volume_filter());
   if (!path.isEmpty()) open_volume(path);
 }
 
 void VolumeWorkspace::compare_dialog(QWidget* parent) {
-  const QString a = QFileDialog::getOpenFileName(parent, tr("Compare: first volume (e.g. generated)"), QString(), k_filter);
+  const QString a =
+      QFileDialog::getOpenFileName(parent, tr("Compare: first volume (e.g. generated)"), QString(), volume_filter());
   if (a.isEmpty()) return;
-  const QString b = QFileDialog::getOpenFileName(parent, tr("Compare: second volume (e.g. real)"), QFileInfo(a).path(), k_filter);
+  const QString b = QFileDialog::getOpenFileName(parent, tr("Compare: second volume (e.g. real)"), QFileInfo(a).path(),
+                                                 volume_filter());
   if (!b.isEmpty()) compare(a, b);
 }
 
 void VolumeWorkspace::label_studio_dialog(QWidget* parent) {
   const QString image =
-      QFileDialog::getOpenFileName(parent, tr("Edit labels: the image to paint over"), QString(), k_filter);
+      QFileDialog::getOpenFileName(parent, tr("Edit labels: the image to paint over"), QString(), volume_filter());
   if (!image.isEmpty()) open_label_studio(image);
 }
 

@@ -1,5 +1,6 @@
 #include "ui/viewer/viewer_toolbar.hpp"
 
+#include <QAction>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -65,28 +66,33 @@ ViewerToolbar::ViewerToolbar(bool volume_rendering, QWidget* parent) : QWidget(p
 
   label_controls_ = new LabelOverlayControls(this);
   bar->addWidget(label_controls_);
-  edit_labels_ = new QToolButton(this);
-  edit_labels_->setObjectName(QStringLiteral("edit_labels"));
-  edit_labels_->setText(tr("Edit labels…"));
-  edit_labels_->setToolTip(tr("Paint, fix and save the label map, and generate from it (a new tab)"));
-  edit_labels_action_ = bar->addWidget(edit_labels_);
+
+  // The commands are actions, not tool buttons put in as widgets: a QToolBar
+  // outside a QMainWindow overflows into a popup menu, and a menu can hold
+  // actions but not a toolbar's custom widgets, so with buttons the "»"
+  // opened an empty, disabled menu and these were out of reach at 1366 px
+  // (issue 53 item 1). Each action's button keeps the object name tests and
+  // style sheets know.
+  const auto command = [bar](const QString& text, const QString& name, const QString& tip) {
+    auto* action = bar->addAction(text);
+    action->setToolTip(tip.isEmpty() ? text : tip);
+    bar->widgetForAction(action)->setObjectName(name);
+    return action;
+  };
+  edit_labels_action_ = command(tr("Edit labels…"), QStringLiteral("edit_labels"),
+                                tr("Paint, fix and save the label map, and generate from it (a new tab)"));
   edit_labels_action_->setVisible(false);
 
   auto* spacer = new QWidget(bar);
   spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
   bar->addWidget(spacer);
-  auto* reset = new QToolButton(this);
-  reset->setText(tr("Reset views"));
-  bar->addWidget(reset);
-  auto* screenshot = new QToolButton(this);
-  screenshot->setText(tr("Screenshot…"));
-  bar->addWidget(screenshot);
-  export_dicom_ = new QToolButton(this);
-  export_dicom_->setObjectName(QStringLiteral("export_dicom"));
-  export_dicom_->setText(tr("Export DICOM…"));
-  export_dicom_->setToolTip(tr("Write the volume as a DICOM CT/MR series, marked synthetic"));
-  export_dicom_->setEnabled(false);
-  bar->addWidget(export_dicom_);
+  auto* reset = command(tr("Reset views"), QStringLiteral("reset_views"), {});
+  auto* screenshot = command(tr("Screenshot…"), QStringLiteral("screenshot"), {});
+  export_dicom_action_ = command(tr("Export DICOM…"), QStringLiteral("export_dicom"),
+                                 tr("Write the volume as a DICOM CT/MR series, marked synthetic"));
+  export_dicom_action_->setEnabled(false);
+  export_dicom_ = qobject_cast<QToolButton*>(bar->widgetForAction(export_dicom_action_));
+  edit_labels_ = qobject_cast<QToolButton*>(bar->widgetForAction(edit_labels_action_));
 
   connect(window_box_, &QComboBox::activated, this, [this](int row) {
     const int value = window_box_->itemData(row).toInt();
@@ -97,15 +103,15 @@ ViewerToolbar::ViewerToolbar(bool volume_rendering, QWidget* parent) : QWidget(p
   connect(volume_box_, &QComboBox::activated, this, [this](int row) {
     emit volume_preset_chosen(static_cast<VolumePreset>(volume_box_->itemData(row).toInt()));
   });
-  connect(reset, &QToolButton::clicked, this, &ViewerToolbar::reset_requested);
-  connect(screenshot, &QToolButton::clicked, this, &ViewerToolbar::screenshot_requested);
-  connect(export_dicom_, &QToolButton::clicked, this, &ViewerToolbar::export_dicom_requested);
-  connect(edit_labels_, &QToolButton::clicked, this, &ViewerToolbar::edit_labels_requested);
+  connect(reset, &QAction::triggered, this, &ViewerToolbar::reset_requested);
+  connect(screenshot, &QAction::triggered, this, &ViewerToolbar::screenshot_requested);
+  connect(export_dicom_action_, &QAction::triggered, this, &ViewerToolbar::export_dicom_requested);
+  connect(edit_labels_action_, &QAction::triggered, this, &ViewerToolbar::edit_labels_requested);
 }
 
 void ViewerToolbar::offer_label_editing(bool offered) { edit_labels_action_->setVisible(offered); }
 
-void ViewerToolbar::set_export_enabled(bool enabled) { export_dicom_->setEnabled(enabled); }
+void ViewerToolbar::set_export_enabled(bool enabled) { export_dicom_action_->setEnabled(enabled); }
 
 void ViewerToolbar::show_window_preset(std::optional<WindowPreset> preset) {
   const QSignalBlocker block(window_box_);

@@ -43,6 +43,7 @@ class ViewerToolbar : public QWidget {
   QComboBox* volume_box() const { return volume_box_; }
   LabelOverlayControls* label_controls() const { return label_controls_; }
   QToolButton* export_dicom_button() const { return export_dicom_; }
+  QAction* export_dicom_action() const { return export_dicom_action_; }
   // Export DICOM… needs a volume.
   void set_export_enabled(bool enabled);
   // "Edit labels…" is shown where someone opens the label editor for it (the console's viewer tabs).
@@ -66,8 +67,9 @@ class ViewerToolbar : public QWidget {
   QLabel* modality_label_ = nullptr;
   QString unit_;  // " HU" for CT
   LabelOverlayControls* label_controls_ = nullptr;
-  QToolButton* export_dicom_ = nullptr;
+  QToolButton* export_dicom_ = nullptr;  // the buttons of the two actions below
   QToolButton* edit_labels_ = nullptr;
+  QAction* export_dicom_action_ = nullptr;
   QAction* edit_labels_action_ = nullptr;
 };
 

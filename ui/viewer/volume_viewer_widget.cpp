@@ -21,6 +21,7 @@
 #include <vtkMatrix4x4.h>
 #include <vtkSmartPointer.h>
 
+#include "data/label_vocabulary.hpp"
 #include "ui/viewer/dicom_export_dialog.hpp"
 #include "ui/viewer/label_map.hpp"
 #include "ui/viewer/label_overlay_controller.hpp"
@@ -471,15 +472,21 @@ void VolumeViewerWidget::update_status(const VoxelProbe& probe) {
                                  .arg(probe.world[0], 0, 'f', 1)
                                  .arg(probe.world[1], 0, 'f', 1)
                                  .arg(probe.world[2], 0, 'f', 1);
-    text = probe.inside ? QStringLiteral("voxel [%1, %2, %3]  value %4  %5")
+    // CT values are Hounsfield units; MR has none to name (issue 53 item 10).
+    const QString unit = d_->ct ? QStringLiteral(" HU") : QString();
+    text = probe.inside ? QStringLiteral("voxel [%1, %2, %3]  value %4%5  %6")
                               .arg(probe.index[0])
                               .arg(probe.index[1])
                               .arg(probe.index[2])
                               .arg(static_cast<double>(probe.value), 0, 'g', 6)
-                              .arg(position)
+                              .arg(unit, position)
                         : QStringLiteral("outside the volume  %1").arg(position);
-    if (const auto label = probe.inside ? d_->labels->label_at(probe.index) : std::nullopt)
+    if (const auto label = probe.inside ? d_->labels->label_at(probe.index) : std::nullopt) {
       text += QStringLiteral("  label %1").arg(*label);
+      const auto& classes = maisi_ct_classes();
+      if (const auto known = classes.find(*label); known != classes.end())
+        text += QStringLiteral(" (%1)").arg(QString::fromStdString(known->second));
+    }
   }
   if (text == d_->status->text()) return;
   d_->status->setText(text);

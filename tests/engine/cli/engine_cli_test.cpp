@@ -227,12 +227,36 @@ TEST(EngineCli, MistypedVerbsAndFlagsGetSuggestions) {
   auto verb = run_process({engine_binary(), "trian", job}, dir.path().string());
   EXPECT_EQ(verb.exit_code, 2);
   EXPECT_NE(verb.err.find("unknown verb 'trian'; did you mean 'train'?"), std::string::npos) << verb.err;
+  // Issue 53 item 10: the suggestion in place of CLI11's "A subcommand is required".
+  EXPECT_EQ(verb.err.find("A subcommand is required"), std::string::npos) << verb.err;
   auto flag = run_process({engine_binary(), "train", job, "--no-progres"}, dir.path().string());
   EXPECT_EQ(flag.exit_code, 2);
   EXPECT_NE(flag.err.find("unknown flag '--no-progres'; did you mean '--no-progress'?"), std::string::npos) << flag.err;
   auto nested = run_process({engine_binary(), "launch", "--nproc-per-nod", "2", "train", job}, dir.path().string());
   EXPECT_EQ(nested.exit_code, 2);
   EXPECT_NE(nested.err.find("did you mean '--nproc-per-node'?"), std::string::npos) << nested.err;
+  // A seed's flag gets the job field that replaces it, under either spelling.
+  auto steps = run_process({engine_binary(), "train", job, "--num-steps", "5"}, dir.path().string());
+  EXPECT_EQ(steps.exit_code, 2);
+  EXPECT_NE(steps.err.find("unknown flag '--num-steps'; the seeds' --num-steps is the job field training.max_steps: "
+                           "`train JOB training.max_steps=N`"),
+            std::string::npos)
+      << steps.err;
+  auto workers = run_process({engine_binary(), "train", job, "--num_workers", "4"}, dir.path().string());
+  EXPECT_NE(workers.err.find("data.num_workers"), std::string::npos) << workers.err;
+  // launch runs train and generate; evaluate is told where it runs.
+  auto launched = run_process({engine_binary(), "launch", "evaluate", job}, dir.path().string());
+  EXPECT_EQ(launched.exit_code, 2);
+  EXPECT_NE(launched.err.find("launch runs train, generate on several processes; 'evaluate' runs in one: "
+                              "medsynth-engine evaluate"),
+            std::string::npos)
+      << launched.err;
+  EXPECT_EQ(launched.err.find("A subcommand is required"), std::string::npos) << launched.err;
+  // train's help names every task, not the first one alone.
+  auto help = run_process({engine_binary(), "train", "--help"}, dir.path().string());
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out.find("(autoencoder)"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("survival"), std::string::npos) << help.out;
   // Nothing close: CLI11's own message only, no made-up suggestion.
   auto far = run_process({engine_binary(), "completely-different", job}, dir.path().string());
   EXPECT_EQ(far.exit_code, 2);

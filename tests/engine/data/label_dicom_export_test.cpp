@@ -10,7 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "data/label_dicom_codes.hpp"
 #include "support/child_process.hpp"
@@ -43,6 +46,42 @@ TEST(LabelDicomCodes, MaisiClassesGetTheirNamesCodesLateralityAndTheViewersColou
   EXPECT_EQ(segments[5].name, "label 300");
   EXPECT_EQ(segments[5].type.value, "LABEL-300");
   EXPECT_EQ(segments[5].colour, label_palette_colour(label_palette_slot(300.0f)));
+}
+
+// Issue 53 item 7: the five lung lobes shared "Lung" plus a laterality, four
+// tumour types shared "Neoplasm". Now each class is told apart by its codes:
+// the lobes as CID 7151 has them, a lesion by the organ it lies in.
+TEST(LabelDicomCodes, LungLobesAndLesionsKeepTheirAnatomy) {
+  const std::vector<int> labels{23, 24, 26, 27, 28, 29, 30, 31, 32, 116, 117, 128};
+  const auto segments = maisi_ct_segments(labels);
+  ASSERT_EQ(segments.size(), labels.size());
+  const auto text = [](const std::optional<DicomCode>& c) { return c ? c->scheme + ":" + c->value : std::string("-"); };
+  std::set<std::string> described;
+  for (const auto& s : segments) {
+    const std::string codes = s.type.scheme + ":" + s.type.value + " " + text(s.modifier) + " " + text(s.region) + " " +
+                              text(s.region_modifier);
+    EXPECT_TRUE(described.insert(codes).second) << s.name << " is coded as another class: " << codes;
+    EXPECT_NE(s.type.scheme, "99MEDSYNTH") << s.name << " has a DICOM code";
+  }
+  const auto& left_upper = segments[4];  // 28
+  EXPECT_EQ(left_upper.name, "left lung upper lobe");
+  EXPECT_EQ(left_upper.type.value + " " + left_upper.type.meaning, "45653009 Upper lobe of lung");
+  ASSERT_TRUE(left_upper.modifier);
+  EXPECT_EQ(left_upper.modifier->meaning, "Left");
+  const auto& middle = segments[7];  // 31: the code names its side
+  EXPECT_EQ(middle.type.meaning, "Middle lobe of right lung");
+  EXPECT_FALSE(middle.modifier);
+  const auto& lung_tumour = segments[0];  // 23
+  EXPECT_EQ(lung_tumour.type.meaning, "Neoplasm");
+  EXPECT_EQ(lung_tumour.category.meaning, "Morphologically Altered Structure");
+  ASSERT_TRUE(lung_tumour.region);
+  EXPECT_EQ(lung_tumour.region->meaning, "Lung");
+  const auto& left_cyst = segments[9];  // 116: the side modifies the organ, not the cyst
+  EXPECT_EQ(left_cyst.type.meaning, "Cyst");
+  ASSERT_TRUE(left_cyst.region && left_cyst.region_modifier);
+  EXPECT_EQ(left_cyst.region->meaning + " " + left_cyst.region_modifier->meaning, "Kidney Left");
+  EXPECT_FALSE(left_cyst.modifier);
+  EXPECT_EQ(maisi_ct_private_coding_scheme().designator, "99MEDSYNTH");
 }
 
 struct Pair {
@@ -116,6 +155,28 @@ TEST(LabelDicomExport, ExportDicomWithALabelWritesTheSeriesAndItsSegInOneFolder)
       dir.path().string());
   ASSERT_EQ(s.exit_code, 0) << s.err;
   EXPECT_NE(dump(second).find(uid_of(ct, "SeriesInstanceUID")), std::string::npos);
+}
+
+// The same, as a reader of the file sees it: dcmdump finds the tumour's
+// organ (AnatomicRegionSequence) and the private scheme named in the
+// CodingSchemeIdentificationSequence (dciodvfy warned without it).
+TEST(LabelDicomExport, TheSegNamesATumoursOrganAndItsPrivateScheme) {
+  if (!has_dcmdump()) GTEST_SKIP() << "dcmdump (Debian package dcmtk, installer/packages/test.txt) is not installed";
+  test::TempDir dir("export-dicom-codes");
+  Pair p = make_pair();
+  p.label.at(12, 8, 4) = 23.0f;  // lung tumor
+  p.label.at(2, 1, 0) = 33.0f;   // vertebrae L5: a private code
+  const fs::path out = dir / "x-dicom";
+  const auto r = export_pair(dir, p, out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string seg = dump(out / "segmentation.dcm");
+  const auto region = seg.find("(0008,2218) SQ");
+  ASSERT_NE(region, std::string::npos) << "AnatomicRegionSequence\n" << seg;
+  EXPECT_NE(seg.find("[Lung]", region), std::string::npos) << seg;
+  const auto schemes = seg.find("(0008,0110) SQ");
+  ASSERT_NE(schemes, std::string::npos) << "CodingSchemeIdentificationSequence\n" << seg;
+  EXPECT_NE(seg.find("(0008,0102) SH [99MEDSYNTH]", schemes), std::string::npos) << seg;
+  EXPECT_NE(seg.find("(0008,0115) ST [medsynth label classes]", schemes), std::string::npos) << seg;
 }
 
 TEST(LabelDicomExport, AnOffGridLabelLeavesNoFolderBehind) {

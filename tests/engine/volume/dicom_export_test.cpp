@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <sstream>
+#include <vector>
 
 #include "core/error.hpp"
 #include "support/temp_dir.hpp"
@@ -65,22 +67,80 @@ void expect_same_geometry(const Volume& back, const Volume& expected) {
   for (int i = 0; i < 9; ++i) EXPECT_NEAR(back.direction[i], expected.direction[i], 1e-4) << "direction " << i;
 }
 
+// The numbers of a multi-valued decimal element in dcmdump's text: the
+// values between "[" and "]" on the line of `tag`, split at backslashes.
+std::vector<double> dumped_numbers(const std::string& dump, const std::string& tag) {
+  const auto line = dump.find(tag);
+  if (line == std::string::npos) return {};
+  const auto open = dump.find('[', line), close = dump.find(']', line);
+  if (open == std::string::npos || close == std::string::npos || close < open) return {};
+  std::vector<double> numbers;
+  std::stringstream values(dump.substr(open + 1, close - open - 1));
+  for (std::string value; std::getline(values, value, '\\');) numbers.push_back(std::stod(value));
+  return numbers;
+}
+
 class DicomExport : public ::testing::Test {
  protected:
   test::TempDir dir_{"dicom_export"};
   Volume volume_ = make_ct_volume();
 };
 
+// The volume's voxels, as the series stores them: a RAS volume's rows and
+// columns run the other way (issue 53 item 2), its slices keep their order.
+Volume as_a_scanner_stores(const Volume& v) {
+  Volume stored = v;
+  stored.direction = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  stored.origin[0] = v.origin[0] - static_cast<double>(v.size[0] - 1) * v.spacing[0];
+  stored.origin[1] = v.origin[1] - static_cast<double>(v.size[1] - 1) * v.spacing[1];
+  for (std::size_t z = 0; z < v.size[2]; ++z)
+    for (std::size_t y = 0; y < v.size[1]; ++y)
+      for (std::size_t x = 0; x < v.size[0]; ++x) stored.at(x, y, z) = v.at(v.size[0] - 1 - x, v.size[1] - 1 - y, z);
+  return stored;
+}
+
 TEST_F(DicomExport, RoundTripsVoxelsAndGeometryThroughOurReader) {
   const fs::path out = dir_ / "series";
   write_dicom_series(volume_, {}, out.string());
   ASSERT_EQ(series_files(out).size(), 6u);
   const Volume back = read_volume(out.string());
-  expect_same_geometry(back, volume_);
-  ASSERT_EQ(back.voxels.size(), volume_.voxels.size());
+  const Volume expected = as_a_scanner_stores(volume_);  // the same voxels in space
+  expect_same_geometry(back, expected);
+  ASSERT_EQ(back.voxels.size(), expected.voxels.size());
   float worst = 0;
-  for (std::size_t i = 0; i < back.voxels.size(); ++i) worst = std::max(worst, std::abs(back.voxels[i] - volume_.voxels[i]));
+  for (std::size_t i = 0; i < back.voxels.size(); ++i)
+    worst = std::max(worst, std::abs(back.voxels[i] - expected.voxels[i]));
   EXPECT_LE(worst, 0.5f + 1e-3f);
+}
+
+// Issue 53 item 2: a RAS volume (every MAISI output) was stored with
+// ImageOrientationPatient [-1,0,0,0,-1,0], so a stack viewer drew the
+// patient's left on the screen's left and anterior at the bottom. DCMTK's
+// dcmdump reads what a PACS reads: the orientation a scanner writes, and the
+// first stored pixel at the patient's right-anterior corner.
+TEST_F(DicomExport, StoresARasVolumeAsAScannerStoresAxialCt) {
+  if (std::system("command -v dcmdump > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "dcmdump (Debian package dcmtk, installer/packages/test.txt) is not installed";
+  volume_.at(19, 15, 0) = 1400.0f;  // the patient's right-anterior corner (LPS: smallest x and y)
+  const fs::path out = dir_ / "series";
+  write_dicom_series(volume_, {}, out.string());
+  const fs::path first = series_files(out).front(), log = dir_ / "dump.log";
+  const std::string command =
+      "dcmdump +P 0020,0037 +P 0020,0032 '" + first.string() + "' > '" + log.string() + "' 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << test::read_bytes(log);
+  const std::string text = test::read_bytes(log);
+  const auto orientation = dumped_numbers(text, "(0020,0037)");
+  const std::vector<double> scanner{1, 0, 0, 0, 1, 0};
+  ASSERT_EQ(orientation.size(), 6u) << text;
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_NEAR(orientation[i], scanner[i], 1e-6) << text;
+  // x = 12.5 - 19 x 0.7, y = -30.25 - 15 x 0.8: the corner nearest the right and the front.
+  const auto position = dumped_numbers(text, "(0020,0032)");
+  ASSERT_EQ(position.size(), 3u) << text;
+  EXPECT_NEAR(position[0], -0.8, 1e-4);
+  EXPECT_NEAR(position[1], -42.25, 1e-4);
+  EXPECT_NEAR(position[2], 40.0, 1e-4);
+  const Volume back = read_volume(out.string());
+  EXPECT_NEAR(back.at(0, 0, 0), 1400.0f, 0.5f);
 }
 
 TEST_F(DicomExport, WritesALeftHandedVolumeFromItsLastSlice) {
@@ -151,9 +211,9 @@ TEST_F(DicomExport, WritesMrWithoutHounsfieldUnits) {
   EXPECT_EQ(tag(first, "0008|0060"), "MR");
   EXPECT_EQ(tag(first, "0008|0016"), "1.2.840.10008.5.1.4.1.1.4");
   EXPECT_NE(tag(first, "0028|1054"), "HU");  // GDCM writes US (unspecified)
-  const Volume back = read_volume(out.string());
+  const Volume back = read_volume(out.string()), expected = as_a_scanner_stores(volume_);
   for (std::size_t i = 0; i < back.voxels.size(); ++i)
-    ASSERT_NEAR(back.voxels[i], volume_.voxels[i], 0.5 / 4095 + 1e-6) << "voxel " << i;
+    ASSERT_NEAR(back.voxels[i], expected.voxels[i], 0.5 / 4095 + 1e-6) << "voxel " << i;
 }
 
 TEST_F(DicomExport, EveryFileParsesInDcmdumpWithoutWarnings) {

@@ -12,6 +12,7 @@
 #include <dcmtk/dcmdata/dcdeftag.h>
 #include <dcmtk/dcmdata/dcfilefo.h>
 #include <dcmtk/dcmfg/fgderimg.h>
+#include <dcmtk/dcmfg/fgplanor.h>
 #include <dcmtk/dcmfg/fgplanpo.h>
 #include <dcmtk/dcmfg/fgseg.h>
 #include <dcmtk/dcmseg/segdoc.h>
@@ -98,6 +99,7 @@ DicomSegOptions options_for_test() {
        std::nullopt,
        {0.2, 0.2, 0.9}},  // not in the map: no segment
   };
+  o.coding_schemes = {{"99MEDSYNTH", "medsynth label classes", "medsynth"}, {"99UNUSED", "not used", "nobody"}};
   return o;
 }
 
@@ -184,15 +186,43 @@ Volume rebuild(const fs::path& seg_file, const Volume& grid, const DicomSegOptio
       EXPECT_NEAR(ct_slice->second[1], y, 1e-3);
       EXPECT_NEAR(ct_slice->second[2], z, 1e-3);
     }
+    auto* orientation = dynamic_cast<FGPlaneOrientationPatient*>(
+        seg->getFunctionalGroups().get(static_cast<Uint32>(f), DcmFGTypes::EFG_PLANEORIENTPATIENT));
+    if (!orientation) {
+      ADD_FAILURE() << "frame " << f << " has no plane orientation";
+      continue;
+    }
+    std::array<Float64, 6> cosines{};
+    orientation->getImageOrientationPatient(cosines[0], cosines[1], cosines[2], cosines[3], cosines[4], cosines[5]);
     const DcmIODTypes::Frame* frame = seg->getFrame(f);
     std::unique_ptr<DcmIODTypes::Frame> unpacked;
     if (frame->length < static_cast<size_t>(rows) * columns) {
       unpacked.reset(DcmSegUtils::unpackBinaryFrame(frame, rows, columns));
       frame = unpacked.get();
     }
-    for (std::size_t i = 0; i < static_cast<std::size_t>(rows) * columns; ++i)
-      if (frame->pixData[i] != 0) {
-        float& v = out.voxels[slice * rows * columns + i];
+    // Each pixel placed where it lies in space, as a reader of the SEG places
+    // it: position + column x spacing x row cosines + row x spacing x column
+    // cosines, then into the label's grid.
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < columns; ++c) {
+        if (frame->pixData[r * columns + c] == 0) continue;
+        std::array<double, 3> point{x, y, z};
+        for (std::size_t i = 0; i < 3; ++i)
+          point[i] += static_cast<double>(c) * grid.spacing[0] * cosines[i] +
+                      static_cast<double>(r) * grid.spacing[1] * cosines[3 + i];
+        std::array<std::size_t, 3> index{};
+        for (std::size_t a = 0; a < 3; ++a) {
+          double along = 0;
+          for (std::size_t i = 0; i < 3; ++i) along += (point[i] - grid.origin[i]) * grid.direction[i * 3 + a];
+          index[a] = static_cast<std::size_t>(std::lround(along / grid.spacing[a]));
+        }
+        bool inside = index[2] == slice;
+        for (std::size_t a = 0; a < 3; ++a) inside = inside && index[a] < grid.size[a];
+        if (!inside) {
+          ADD_FAILURE() << "frame " << f << " pixel (" << c << ", " << r << ") lies off the label's grid";
+          continue;
+        }
+        float& v = out.at(index[0], index[1], index[2]);
         EXPECT_EQ(v, 0.0f) << "two segments claim one voxel";
         v = static_cast<float>(value_of[number]);
       }
@@ -272,6 +302,16 @@ TEST_P(DicomSegExport, RebuildsTheLabelMapVoxelForVoxelAndReferencesTheExportedS
   ASSERT_TRUE(kidney->getRecommendedDisplayCIELabValue(l, a, b).good());
   EXPECT_GT(a, 32768 + 5000);  // magenta: far to the red side of a*
   EXPECT_LT(b, 32768);         // and to the blue side of b*
+
+  // Issue 53 item 7: the private scheme of label 300's code is named, and
+  // only the schemes the segments use.
+  DcmItem* scheme = nullptr;
+  ASSERT_TRUE(d.findAndGetSequenceItem(DCM_CodingSchemeIdentificationSequence, scheme, 0).good());
+  EXPECT_EQ(element(*scheme, DCM_CodingSchemeDesignator), "99MEDSYNTH");
+  EXPECT_EQ(element(*scheme, DCM_CodingSchemeName), "medsynth label classes");
+  EXPECT_EQ(element(*scheme, DCM_CodingSchemeResponsibleOrganization), "medsynth");
+  EXPECT_TRUE(d.findAndGetSequenceItem(DCM_CodingSchemeIdentificationSequence, scheme, 1).bad())
+      << "99UNUSED is not used by any segment";
 
   // A folder holding the pair still reads as the CT (the SEG is skipped).
   const Volume again = read_volume(out.string());
@@ -383,6 +423,9 @@ TEST_F(DicomSegExportRefuses, ValuesThatAreNotLabelsAndLabelsWithoutADescription
   DicomSegOptions backslash = options_for_test();
   backslash.segments[0].name = "liver\\left";
   expect_refused(make_label(ct_), backslash, "segment 1 name");
+  DicomSegOptions undescribed = options_for_test();
+  undescribed.coding_schemes.erase(undescribed.coding_schemes.begin());
+  expect_refused(make_label(ct_), undescribed, "segment 300 type: private coding scheme '99MEDSYNTH' is not described");
 }
 
 TEST_F(DicomSegExportRefuses, WritingOverAnExistingFile) {

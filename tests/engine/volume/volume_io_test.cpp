@@ -54,6 +54,31 @@ TEST_P(VolumeRoundTrip, KeepsVoxelsAndGeometry) {
   EXPECT_EQ(info.compressed, GetParam() == ".nii.gz");
 }
 
+// Issue 53 item 10: label maps (prepare-label's, generate's paired labels)
+// were written as float32. A label map takes its smallest exact type, and
+// one that is not a label map stays float32 with every value kept.
+TEST_P(VolumeRoundTrip, WritesALabelMapInItsSmallestExactType) {
+  Volume label = test::make_test_volume();
+  for (std::size_t i = 0; i < label.voxels.size(); ++i) label.voxels[i] = static_cast<float>(i % 7 == 0 ? 200 : i % 4);
+  const auto small = (dir_ / ("classes" + GetParam())).string();
+  write_volume(label, small, StoredPixel::label);
+  EXPECT_EQ(check_nifti_file(small).datatype, 2) << "uint8";
+  EXPECT_EQ(read_volume(small).voxels, label.voxels);
+  expect_same_geometry(read_volume(small), label);
+
+  label.voxels[3] = 300.0f;
+  const auto wide = (dir_ / ("wide" + GetParam())).string();
+  write_volume(label, wide, StoredPixel::label);
+  EXPECT_EQ(check_nifti_file(wide).datatype, 512) << "uint16";
+  EXPECT_EQ(read_volume(wide).voxels, label.voxels);
+
+  label.voxels[4] = 0.5f;
+  const auto fractional = (dir_ / ("fractional" + GetParam())).string();
+  write_volume(label, fractional, StoredPixel::label);
+  EXPECT_EQ(check_nifti_file(fractional).datatype, 16) << "no whole numbers: float32, nothing rounded";
+  EXPECT_EQ(read_volume(fractional).voxels, label.voxels);
+}
+
 TEST_P(VolumeRoundTrip, ConvertsItkWrittenInt16ToFloat) {
   Volume original = test::make_test_volume();
   for (auto& v : original.voxels) v = std::round(v * 10.0f);

@@ -145,8 +145,10 @@ class ViewerLabelOverlayTest : public QObject {
     LabelOverlayControls* controls = viewer->toolbar()->label_controls();
     QVERIFY(controls->visible_box()->isEnabled() && controls->visible_box()->isChecked());
     QVERIFY(controls->opacity_slider()->isEnabled());
-    // The status line names the label under the cursor (the body: 1).
-    QVERIFY2(viewer->status_text().contains("label 1"), qPrintable(viewer->status_text()));
+    // The status line names the label under the cursor (the body: 1), with
+    // its MAISI CT class name, and a CT value in HU (issue 53 item 10).
+    QVERIFY2(viewer->status_text().contains("label 1 (liver)"), qPrintable(viewer->status_text()));
+    QVERIFY2(viewer->status_text().contains(" HU  LPS"), qPrintable(viewer->status_text()));
 
     // An image without a sibling opens without labels, and clears the old ones.
     QVERIFY(open_pair(viewer.get(), lone_image_path_, false));
