@@ -4,6 +4,7 @@
 #include <QFileInfo>
 
 #include "core/volume_file_names.hpp"
+#include "eval/memorization_limits.hpp"
 
 namespace medsynth::app {
 
@@ -16,6 +17,16 @@ QString file_stem(const QString& path) {
 bool is_empty_or_missing(const QString& dir) {
   const QFileInfo info(dir);
   return !info.exists() || (info.isDir() && QDir(dir).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden));
+}
+
+// The volumes a folder may hold, as evaluate --train lists them: its volume
+// files and its subfolders (a DICOM series each, perhaps). An upper bound: a
+// folder it finds too few in is too small for certain.
+std::size_t volumes_in_folder(const QString& folder) {
+  const QDir dir(folder);
+  std::size_t found = static_cast<std::size_t>(dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
+  for (const QString& name : dir.entryList(QDir::Files)) found += is_volume_file_name(name.toStdString()) ? 1 : 0;
+  return found;
 }
 
 }  // namespace
@@ -33,41 +44,55 @@ QStringList dataset_label_files(const QString& labels) {
 
 QStringList SyntheticDatasetRequest::validate() const {
   QStringList problems;
+  const auto problem = [&](const char* field, const QString& reason) {
+    problems << QStringLiteral("%1: %2").arg(QLatin1String(field), reason);
+  };
   if (run_dir.isEmpty())
-    problems << QStringLiteral("run_dir: choose the MAISI run to generate with (an import-maisi run directory)");
+    problem(dataset_field::run,
+            QStringLiteral("choose the MAISI run to generate with (an import-maisi run directory)"));
   else if (!QFileInfo(QDir(run_dir).filePath(QStringLiteral("job.yaml"))).isFile())
-    problems << QStringLiteral("run_dir: %1 is not a run directory (it has no job.yaml)").arg(run_dir);
+    problem(dataset_field::run, QStringLiteral("%1 is not a run directory (it has no job.yaml)").arg(run_dir));
   if (labels.isEmpty())
-    problems << QStringLiteral("labels: choose a folder of label maps (or one file)");
+    problem(dataset_field::labels, QStringLiteral("choose a folder of label maps (or one file)"));
   else if (!QFileInfo::exists(labels))
-    problems << QStringLiteral("labels: %1 does not exist").arg(labels);
+    problem(dataset_field::labels, QStringLiteral("%1 does not exist").arg(labels));
   else if (dataset_label_files(labels).isEmpty())
-    problems << QStringLiteral("labels: %1 holds no volume files (%2)")
-                    .arg(labels, QString::fromUtf8(k_volume_file_extensions_text.data(),
-                                                   static_cast<qsizetype>(k_volume_file_extensions_text.size())));
+    problem(dataset_field::labels,
+            QStringLiteral("%1 holds no volume files (%2)")
+                .arg(labels, QString::fromUtf8(k_volume_file_extensions_text.data(),
+                                               static_cast<qsizetype>(k_volume_file_extensions_text.size()))));
   if (source == DatasetLabelSource::segmentations && segmentation_format.trimmed().isEmpty())
-    problems << QStringLiteral("segmentation_format: totalsegmentator, vista3d or a map JSON");
-  if (cases < 1 || cases > 10000) problems << QStringLiteral("cases: must be in [1, 10000] (got %1)").arg(cases);
-  if (base_seed < 0) problems << QStringLiteral("base_seed: must be >= 0 (got %1)").arg(base_seed);
+    problem(dataset_field::segmentation_format, QStringLiteral("totalsegmentator, vista3d or a map JSON"));
+  if (cases < 1 || cases > 10000)
+    problem(dataset_field::cases, QStringLiteral("must be in [1, 10000] (got %1)").arg(cases));
+  if (base_seed < 0) problem(dataset_field::base_seed, QStringLiteral("must be >= 0 (got %1)").arg(base_seed));
   if (quality_check) {
     if (quality_statistics.isEmpty())
-      problems << QStringLiteral("quality_statistics: choose the organ statistics (image_median_statistics_ct.json)");
+      problem(dataset_field::quality_statistics,
+              QStringLiteral("choose the organ statistics (image_median_statistics_ct.json)"));
     else if (!QFileInfo(quality_statistics).isFile())
-      problems << QStringLiteral("quality_statistics: %1 does not exist").arg(quality_statistics);
+      problem(dataset_field::quality_statistics, QStringLiteral("%1 does not exist").arg(quality_statistics));
     if (quality_tries < 1 || quality_tries > 100)
-      problems << QStringLiteral("quality_tries: must be in [1, 100] (got %1)").arg(quality_tries);
+      problem(dataset_field::quality_tries, QStringLiteral("must be in [1, 100] (got %1)").arg(quality_tries));
   }
   if (audit) {
     if (audit_train.isEmpty())
-      problems << QStringLiteral("audit_train: choose the training CT folder the audit compares with");
+      problem(dataset_field::audit_train, QStringLiteral("choose the training CT folder the audit compares with"));
     else if (!QFileInfo(audit_train).isDir())
-      problems << QStringLiteral("audit_train: %1 is not a folder").arg(audit_train);
+      problem(dataset_field::audit_train, QStringLiteral("%1 is not a folder").arg(audit_train));
+    else if (const auto found = volumes_in_folder(audit_train); found < k_memorization_min_training_cases)
+      problem(dataset_field::audit_train,
+              QStringLiteral("%1 holds %2 training volume(s); the memorization audit needs at least %3 (each is "
+                             "compared with its nearest other training case)")
+                  .arg(audit_train)
+                  .arg(found)
+                  .arg(k_memorization_min_training_cases));
   }
   if (output_dir.isEmpty())
-    problems << QStringLiteral("output_dir: choose the dataset folder");
+    problem(dataset_field::output_dir, QStringLiteral("choose the dataset folder"));
   else if (!is_empty_or_missing(output_dir))
-    problems
-        << QStringLiteral("output_dir: %1 is not empty (a dataset goes into a new or empty folder)").arg(output_dir);
+    problem(dataset_field::output_dir,
+            QStringLiteral("%1 is not empty (a dataset goes into a new or empty folder)").arg(output_dir));
   return problems;
 }
 

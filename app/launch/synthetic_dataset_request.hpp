@@ -31,6 +31,23 @@ enum class DatasetExport {
   dicom,  // and each pair as a DICOM CT series with its DICOM-SEG
 };
 
+// The request's fields as the dialog names its rows, and as validate()
+// names them in its messages (the form showed "run_dir: ..." before, issue 53
+// item 4).
+namespace dataset_field {
+inline constexpr const char* run = "MAISI run";
+inline constexpr const char* source = "Label source";
+inline constexpr const char* segmentation_format = "Segmentation format";
+inline constexpr const char* labels = "Labels";
+inline constexpr const char* cases = "Cases";
+inline constexpr const char* base_seed = "First seed";
+inline constexpr const char* quality_statistics = "Organ statistics";
+inline constexpr const char* quality_tries = "Tries per case";
+inline constexpr const char* audit_train = "Training CT";
+inline constexpr const char* export_format = "Export";
+inline constexpr const char* output_dir = "Dataset folder";
+}  // namespace dataset_field
+
 struct SyntheticDatasetRequest {
   QString run_dir;  // a MAISI run with its ControlNet (import-maisi's)
   QString labels;   // a folder of label volumes, or one file
@@ -47,7 +64,10 @@ struct SyntheticDatasetRequest {
   DatasetExport export_format = DatasetExport::nifti;
   QString output_dir;  // the dataset folder: new, or empty
 
-  // "field: reason" lines, empty when the request can run (a few stat calls).
+  // "Field: reason" lines (dataset_field's names), empty when the request can
+  // run: a few stat calls and directory listings, so that nothing the engine
+  // would refuse at the end (the audit's training folder) is found after
+  // every case was generated.
   QStringList validate() const;
 };
 

@@ -1,4 +1,5 @@
 #include "eval/memorization_audit.hpp"
+#include "eval/memorization_limits.hpp"
 
 #include <ATen/ATen.h>
 
@@ -36,7 +37,9 @@ MemorizationReport audit_memorization(const std::vector<at::Tensor>& generated, 
                                       const MemorizationOptions& options, const LatentEncoder& encoder, const ParallelMap& map) {
   at::NoGradGuard no_grad;
   options.validate();
-  if (training.size() < 2) throw UsageError("memorization audit: needs at least 2 training cases (got " + std::to_string(training.size()) + ")");
+  if (training.size() < k_memorization_min_training_cases)
+    throw UsageError("memorization audit: needs at least " + std::to_string(k_memorization_min_training_cases) +
+                     " training cases (got " + std::to_string(training.size()) + ")");
   const std::size_t g_count = generated.size(), t_count = training.size();
   auto ms_distance = [&](const at::Tensor& a, const at::Tensor& b) { return 1.0 - ms_ssim3d_per_sample(a, b, options.ms_ssim).at(0); };
   auto latent_distance = [](const at::Tensor& a, const at::Tensor& b) {

@@ -34,14 +34,17 @@ class ProgressLines {
   explicit ProgressLines(ProgressLinesOptions options);
 
   // `done` of `total` in `phase` ("reading generated volumes"): a line
-  // "PREFIX: PHASE DONE/TOTAL" when it is the phase's first report, its last
-  // step, or every_s after the previous line.
+  // "PREFIX: PHASE DONE/TOTAL (RATE, elapsed E, ETA T)" when it is the
+  // phase's first report (no timing yet), its last step ("(in E, RATE)"), or
+  // every_s after the previous line.
   void report(std::string_view phase, std::int64_t done, std::int64_t total);
 
  private:
   std::chrono::steady_clock::time_point now() const;
 
-  void draw_bar(std::ostream& out, std::string_view phase, std::int64_t done, std::int64_t total);
+  void draw_bar(std::ostream& out, std::string_view phase, std::int64_t done, std::int64_t total,
+                const std::string& when);
+  std::string timing(std::int64_t done, std::int64_t total, std::chrono::steady_clock::time_point t) const;
 
   ProgressLinesOptions options_;
   bool terminal_ = false;
@@ -49,6 +52,8 @@ class ProgressLines {
   std::mutex mutex_;
   std::string phase_;
   std::chrono::steady_clock::time_point last_line_{};
+  std::chrono::steady_clock::time_point phase_start_{};  // the phase's first report
+  std::int64_t phase_first_done_ = 0;
 };
 
 }  // namespace medsynth

@@ -103,16 +103,33 @@ class SyntheticDatasetTest : public QObject {
     r.quality_check = true;
     r.audit = true;
     const QString problems = r.validate().join('\n');
-    for (const char* field : {"run_dir:", "labels:", "cases:", "quality_statistics:", "audit_train:", "output_dir:"})
+    // By the names the form gives its rows, not the struct's (issue 53 item 4).
+    for (const char* field :
+         {"MAISI run:", "Labels:", "Cases:", "Organ statistics:", "Training CT:", "Dataset folder:"})
       QVERIFY2(problems.contains(QLatin1String(field)), qPrintable(problems));
+    QVERIFY2(!problems.contains("run_dir") && !problems.contains("output_dir"), qPrintable(problems));
     r = request(dir_.filePath("new-dataset"));
     QVERIFY2(r.validate().isEmpty(), qPrintable(r.validate().join('\n')));
     r.output_dir = labels_dir_;  // not empty
-    QVERIFY(r.validate().join('\n').contains("output_dir: " + labels_dir_ + " is not empty"));
+    QVERIFY(r.validate().join('\n').contains("Dataset folder: " + labels_dir_ + " is not empty"));
     r.output_dir = dir_.filePath("new-dataset");
     r.labels = dir_.path() + "/no-labels-here";
     QDir().mkpath(r.labels);
     QVERIFY(r.validate().join('\n').contains("holds no volume files"));
+
+    // Issue 53 item 4: the audit's training folder is judged before the first
+    // case, not after every case was made (evaluate then refused one CT).
+    r = request(dir_.filePath("new-dataset"));
+    r.audit = true;
+    const QString one_ct = dir_.filePath("one-training-ct");
+    QDir().mkpath(one_ct);
+    write_volume(label_map(make_volume({8, 8, 8}), 1.0f), (one_ct + "/ct_000.nii.gz").toStdString());
+    r.audit_train = one_ct;
+    QVERIFY2(r.validate().join('\n').contains("Training CT: " + one_ct +
+                                              " holds 1 training volume(s); the memorization audit needs at least 2"),
+             qPrintable(r.validate().join('\n')));
+    write_volume(label_map(make_volume({8, 8, 8}), 1.0f), (one_ct + "/ct_001.nii.gz").toStdString());
+    QVERIFY2(r.validate().isEmpty(), qPrintable(r.validate().join('\n')));
   }
 
   void the_plan_spaces_seeds_by_the_tries_and_cycles_the_labels() {

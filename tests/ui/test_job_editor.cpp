@@ -253,6 +253,13 @@ class TestJobEditor : public QObject {
     QVERIFY(!shown("model.diffusion_unet.channels"));
     QVERIFY(!shown("loss.kl_weight"));
     QCOMPARE(label("training.max_steps"), editor_->form()->editor("training.max_steps")->field().label);
+    // Issue 53 item 8: a tab with nothing the task reads is not shown.
+    const QString diffusion = QStringLiteral("Latent diffusion");
+    QVERIFY(editor_->load_template("ldm-tiny"));
+    QVERIFY(editor_->form()->group_shown(diffusion));
+    QVERIFY(editor_->load_template("kl-autoencoder-amp"));
+    QVERIFY2(!editor_->form()->group_shown(diffusion), "an autoencoder job shows the Latent diffusion tab");
+    QVERIFY(editor_->form()->group_shown(QStringLiteral("Training")));
   }
 
   // Issue 38: after opening a job file the picker no longer shows the last

@@ -85,8 +85,13 @@ class TestMetricChart : public QObject {
     }
     QCOMPARE(lines[2], QStringLiteral("20,20.666666666666668,18.5"));
     QCOMPARE(lines[6], QStringLiteral("60,,nan"));
+    // Issue 53 item 9: the hover readout is not part of an exported picture,
+    // and is still on screen after it.
+    const QString hovered = chart.show_hover_at_step(30);
+    QVERIFY(hovered.contains(QStringLiteral("step 30")));
     const QString png = dir.filePath("psnr.png");
     QVERIFY2(chart.export_png(png, &error), qPrintable(error));
+    QCOMPARE(chart.hover_text(), hovered);
     const QImage image(png);
     QVERIFY(!image.isNull());
     QVERIFY(image.width() >= 300);
@@ -97,16 +102,18 @@ class TestMetricChart : public QObject {
     QVERIFY(svg_file.open(QIODevice::ReadOnly));
     QXmlStreamReader xml(&svg_file);
     int paths = 0;
-    bool root_is_svg = false, legend_text = false;
+    bool root_is_svg = false, legend_text = false, hover_in_svg = false;
     while (!xml.atEnd()) {
       if (xml.readNext() != QXmlStreamReader::StartElement) {
         if (xml.isCharacters() && xml.text().contains(QStringLiteral("lr 1e-4"))) legend_text = true;
+        if (xml.isCharacters() && xml.text().contains(QStringLiteral("step 30"))) hover_in_svg = true;
         continue;
       }
       if (xml.name() == QStringLiteral("svg") && paths == 0) root_is_svg = true;
       if (xml.name() == QStringLiteral("path") || xml.name() == QStringLiteral("polyline")) ++paths;
     }
     QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QVERIFY2(!hover_in_svg, "the SVG holds the hover readout");
     QVERIFY(root_is_svg);
     QVERIFY2(paths >= 2, qPrintable(QString::number(paths)));
     QVERIFY(legend_text);

@@ -88,18 +88,18 @@ class SyntheticDatasetDialogTest : public QObject {
     qputenv("MEDSYNTH_ENGINE", engine_.toUtf8());
 
     QVERIFY(!dialog->start_button()->isEnabled());
-    QVERIFY2(dialog->problems_text().contains("run_dir:") && dialog->problems_text().contains("labels:"),
+    QVERIFY2(dialog->problems_text().contains("MAISI run:") && dialog->problems_text().contains("Labels:"),
              qPrintable(dialog->problems_text()));
     dialog->run_edit()->setText(run_dir_);
     dialog->labels_edit()->setText(labels_);
     dialog->cases_box()->setValue(3);
     dialog->quality_check()->setChecked(true);
-    QVERIFY(dialog->problems_text().contains("quality_statistics:"));
+    QVERIFY(dialog->problems_text().contains("Organ statistics:"));
     QVERIFY(!dialog->start_button()->isEnabled());
     dialog->statistics_edit()->setText(statistics_);
     dialog->export_box()->setCurrentIndex(dialog->export_box()->findData(static_cast<int>(app::DatasetExport::dicom)));
     dialog->output_edit()->setText(labels_);  // not empty: refused by name
-    QVERIFY(dialog->problems_text().contains("output_dir: " + labels_ + " is not empty"));
+    QVERIFY(dialog->problems_text().contains("Dataset folder: " + labels_ + " is not empty"));
     const QString out = dir_.filePath("dataset");
     dialog->output_edit()->setText(out);
     QVERIFY2(dialog->problems_text().isEmpty(), qPrintable(dialog->problems_text()));

@@ -99,9 +99,11 @@ void JobForm::set_advanced_visible(bool visible) {
 }
 
 void JobForm::update_rows() {
+  QList<bool> group_applies(groups_.size(), false);
   for (auto it = editors_.cbegin(); it != editors_.cend(); ++it) {
     const app::JobField& f = it.value()->field();
     const bool applies = app::job_field_applies(f.path, task_, first_stage_);
+    if (applies) group_applies[group_of_.value(f.path)] = true;
     groups_[group_of_.value(f.path)].form->setRowVisible(it.value(), applies && (!f.advanced || advanced_visible_));
     QLabel* label = labels_.value(f.path);
     const QString base = f.label.isEmpty() ? f.path : f.label;
@@ -110,6 +112,15 @@ void JobForm::update_rows() {
     const QString help = f.help.isEmpty() ? f.path : f.help + "\n(" + f.path + ")";
     label->setToolTip(stage.isEmpty() ? help : tr("Applies to the %1.").arg(stage) + "\n" + help);
   }
+  // A tab none of whose fields the task reads is not shown: an autoencoder
+  // job had an empty "Latent diffusion" tab (issue 53 item 8).
+  for (qsizetype g = 0; g < groups_.size(); ++g) tabs_->setTabVisible(groups_[g].tab, group_applies[g]);
+}
+
+bool JobForm::group_shown(const QString& group) const {
+  for (const Group& g : groups_)
+    if (g.name == group) return tabs_->isTabVisible(g.tab);
+  return false;
 }
 
 void JobForm::reveal(const QString& path) {

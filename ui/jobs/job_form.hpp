@@ -42,6 +42,9 @@ class JobForm : public QWidget {
   bool advanced_visible() const { return advanced_visible_; }
   // Brings a field's tab to the front (e.g. after clicking an issue).
   void reveal(const QString& path);
+  // Whether the tab of `group` ("Latent diffusion") is shown: a group is
+  // hidden when the job's task reads none of its fields.
+  bool group_shown(const QString& group) const;
 
  signals:
   void unplaced_issues_changed();

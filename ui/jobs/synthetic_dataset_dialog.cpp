@@ -22,6 +22,10 @@ namespace medsynth::ui {
 
 namespace {
 
+// The form's row names are the request's field names, so that a problem
+// ("Training CT: ...") names the row it is about.
+QString row_label(const char* field) { return QString::fromLatin1(field) + QLatin1Char(':'); }
+
 enum Column { k_case, k_label, k_seed, k_state, k_result, k_columns };
 
 }  // namespace
@@ -90,19 +94,19 @@ void SyntheticDatasetDialog::build(const QString& runs_dir) {
                                      .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")))));
 
   auto* form = new QFormLayout;
-  form->addRow(tr("MAISI run:"), with_browse(run_, true));
-  form->addRow(tr("Label source:"), source_);
-  form->addRow(tr("Segmentation format:"), format_);
-  form->addRow(tr("Labels:"), with_browse(labels_, true));
-  form->addRow(tr("Cases:"), cases_);
-  form->addRow(tr("First seed:"), seed_);
+  form->addRow(row_label(app::dataset_field::run), with_browse(run_, true));
+  form->addRow(row_label(app::dataset_field::source), source_);
+  form->addRow(row_label(app::dataset_field::segmentation_format), format_);
+  form->addRow(row_label(app::dataset_field::labels), with_browse(labels_, true));
+  form->addRow(row_label(app::dataset_field::cases), cases_);
+  form->addRow(row_label(app::dataset_field::base_seed), seed_);
   form->addRow(quality_);
-  form->addRow(tr("Organ statistics:"), with_browse(statistics_, false));
-  form->addRow(tr("Tries per case:"), tries_);
+  form->addRow(row_label(app::dataset_field::quality_statistics), with_browse(statistics_, false));
+  form->addRow(row_label(app::dataset_field::quality_tries), tries_);
   form->addRow(audit_);
-  form->addRow(tr("Training CT:"), with_browse(train_, true));
-  form->addRow(tr("Export:"), export_);
-  form->addRow(tr("Dataset folder:"), with_browse(output_, true));
+  form->addRow(row_label(app::dataset_field::audit_train), with_browse(train_, true));
+  form->addRow(row_label(app::dataset_field::export_format), export_);
+  form->addRow(row_label(app::dataset_field::output_dir), with_browse(output_, true));
 
   problems_ = new QLabel(this);
   problems_->setObjectName(QStringLiteral("problems"));

@@ -196,7 +196,30 @@ bool MetricChartView::export_csv(const QString& path, QString* error) const {
   return true;
 }
 
+// The hover readout (crosshair and label) is the mouse's, not the chart's: an
+// exported picture leaves it out (issue 53 item 9) and the view keeps it.
+class MetricChartView::HoverHidden {
+ public:
+  explicit HoverHidden(const MetricChartView& view)
+      : crosshair_(view.crosshair_), label_(view.hover_label_), shown_{crosshair_->isVisible(), label_->isVisible()} {
+    crosshair_->hide();
+    label_->hide();
+  }
+  ~HoverHidden() {
+    crosshair_->setVisible(shown_[0]);
+    label_->setVisible(shown_[1]);
+  }
+  HoverHidden(const HoverHidden&) = delete;
+  HoverHidden& operator=(const HoverHidden&) = delete;
+
+ private:
+  QGraphicsItem* crosshair_;
+  QGraphicsItem* label_;
+  bool shown_[2];
+};
+
 bool MetricChartView::export_png(const QString& path, QString* error) const {
+  const HoverHidden hidden(*this);
   if (const_cast<MetricChartView*>(this)->grab().save(path, "PNG")) return true;
   if (error) *error = tr("%1: cannot write the image").arg(path);
   return false;
@@ -209,6 +232,7 @@ bool MetricChartView::export_svg(const QString& path, QString* error) const {
   svg.setViewBox(rect());
   svg.setTitle(title_.isEmpty() ? QStringLiteral("medsynth chart") : title_);
   svg.setDescription(tr("A chart of medsynth's run monitor"));
+  const HoverHidden hidden(*this);
   QPainter painter;
   if (!painter.begin(&svg)) {
     if (error) *error = tr("%1: cannot write the SVG file").arg(path);

@@ -108,6 +108,7 @@ class MetricChartView : public QChartView {
   static AxisRange nice_range(double low, double high, int ticks, bool integer);
 
  private:
+  class HoverHidden;  // hides the hover readout while a picture is exported
   struct Curve {
     QString label;
     QPointer<const app::RunModel> model;

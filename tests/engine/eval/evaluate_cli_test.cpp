@@ -172,10 +172,11 @@ TEST(EvaluateCli, ASetAgainstItselfIsAtZeroAndAShiftOf100HuReads100) {
                                       "--features", net, "--trust-torchscript", "--every-k-slices", "4", "--out", (dir / out).string()},
                                      dir.path().string());
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    // Issue 38: progress lines on stderr as the work moves, not only the end.
+    // Issue 38: progress lines on stderr as the work moves, not only the end;
+    // a phase's last line says how long it took (issue 53 item 6).
     for (const char* line :
-         {"evaluate: reading generated volumes 1/3\n", "evaluate: reading generated volumes 3/3\n",
-          "evaluate: reading reference volumes 3/3\n", "evaluate: metrics 1/3\n", "evaluate: metrics 3/3\n"})
+         {"evaluate: reading generated volumes 1/3\n", "evaluate: reading generated volumes 3/3 (in ",
+          "evaluate: reading reference volumes 3/3 (in ", "evaluate: metrics 1/3\n", "evaluate: metrics 3/3 (in "})
       EXPECT_NE(r.err.find(line), std::string::npos) << line << " missing from:\n" << r.err;
     return metrics_of(dir / out);
   };
