@@ -119,7 +119,8 @@ int run_evaluate(EvaluateArguments& a) {
   EventWriter events(EventWriterOptions{.path = fs::path(out) / "events.jsonl", .rank = 0, .echo_stdout = false});
   emit_evaluation_events(report, o, events, 0);
   events.artifact((fs::path(out) / "evaluation.json").string(), "evaluation", 0);
-  std::cout << text << "written: " << out << "/evaluation.json, evaluation.txt, events.jsonl\n";
+  write_evaluation_scalars(report, (fs::path(out) / "tb").string(), 0);
+  std::cout << text << "written: " << out << "/evaluation.json, evaluation.txt, events.jsonl, tb/\n";
   return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "data/volume_dataset.hpp"
 #include "data/volume_listing.hpp"
 #include "events/event_writer.hpp"
+#include "events/tensorboard_writer.hpp"
 #include "volume/atomic_file.hpp"
 #include "volume/volume_io.hpp"
 
@@ -88,6 +89,13 @@ void emit_evaluation_events(const EvaluationReport& report, const EvaluationOpti
       events.emit(event_schema::memorization, {{"generated", c.generated}, {"nearest", c.nearest_by_ms_ssim}, {"ms_ssim_ratio", value(c.ms_ssim_ratio)},
                                    {"nearest_by_latent", c.nearest_by_latent}, {"latent_ratio", value(c.latent_ratio)},
                                    {"threshold", options.memorization_threshold}});
+}
+
+void write_evaluation_scalars(const EvaluationReport& report, const std::string& tb_dir, std::int64_t step) {
+  TensorBoardWriter tensorboard(tb_dir);
+  for (const auto& row : report.rows)
+    if (std::isfinite(row.value)) tensorboard.add_scalar("eval/" + row.metric, row.value, step);
+  tensorboard.flush();
 }
 
 }  // namespace medsynth

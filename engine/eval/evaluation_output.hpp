@@ -28,4 +28,10 @@ std::string write_evaluation_files(const EvaluationReport& report, const Evaluat
 // `memorization` event per flagged volume.
 void emit_evaluation_events(const EvaluationReport& report, const EvaluationOptions& options, EventWriter& events, std::int64_t step);
 
+// The same numbers as TensorBoard scalars (eval/<metric>, at `step`) in
+// `tb_dir` (OUT/tb): `tensorboard --logdir RUN` reads subfolders, so a run's
+// evaluation (RUN/evaluation by default) shows beside its training curves
+// (issue 53 item 10: eval/* never reached TensorBoard).
+void write_evaluation_scalars(const EvaluationReport& report, const std::string& tb_dir, std::int64_t step);
+
 }  // namespace medsynth

@@ -7,9 +7,11 @@
 #include <ATen/ATen.h>
 #include <torch/script.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "data/ct_phantom.hpp"
@@ -17,6 +19,7 @@
 #include "dist/listen_socket.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/tensorboard_reader.hpp"
 #include "volume/volume_io.hpp"
 
 namespace fs = std::filesystem;
@@ -126,6 +129,17 @@ TEST(EvaluateCli, PrintsTheTableAndWritesJsonAndEventsWithFid3d) {
     EXPECT_TRUE(std::isfinite(number(m.at(name)))) << name;
   }
   EXPECT_GT(number(m.at("fid_3d")), 0.0);
+  // Issue 53 item 10: the same numbers reach TensorBoard (OUT/tb), read back
+  // with the record format's own CRCs.
+  std::map<std::string, double> scalars;
+  for (const auto& entry : fs::directory_iterator(out / "tb"))
+    for (const auto& s : read_tensorboard_scalars(entry.path())) scalars[s.tag] = s.value;
+  for (const char* name : {"hu_w1", "mmd", "fid_3d"}) {
+    ASSERT_TRUE(scalars.count(std::string("eval/") + name)) << name << " is not in " << out / "tb";
+    EXPECT_NEAR(scalars.at(std::string("eval/") + name), number(m.at(name)),
+                1e-5 * std::max(1.0, std::abs(number(m.at(name)))))
+        << name;
+  }
   EXPECT_GT(number(m.at("ms_ssim_fidelity")), 0.0);
   EXPECT_LE(number(m.at("ms_ssim_fidelity")), 1.0);
   int metric_events = 0;

@@ -1,6 +1,7 @@
 # engine/eval: feature networks, intensity checks, the evaluate verb.
 medsynth_add_test(NAME eval_evaluate_cli_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/evaluate_cli_test.cpp
+    ${PROJECT_SOURCE_DIR}/tests/support/tensorboard_reader.cpp
   LIBS medsynth_engine nlohmann_json::nlohmann_json
   LABELS unit)
 add_dependencies(eval_evaluate_cli_test medsynth-engine)
