@@ -83,4 +83,27 @@ QList<JobDifference> job_differences(const QStringList& run_dirs) {
   return out;
 }
 
+QStringList distinct_run_labels(const QStringList& names) {
+  if (names.size() < 2) return names;
+  qsizetype shared = names.front().size();
+  for (const QString& name : names) {
+    qsizetype i = 0;
+    while (i < shared && i < name.size() && name[i] == names.front()[i]) ++i;
+    shared = i;
+  }
+  const auto separator = [](QChar c) { return c == '-' || c == '_' || c == '.'; };
+  while (shared > 0 && !separator(names.front()[shared - 1])) --shared;  // cut at a word's end
+  qsizetype first_word = 0;
+  while (first_word < shared && !separator(names.front()[first_word])) ++first_word;
+  // They differ right after the first word, or too little is shared to be
+  // worth a "…" (eight characters: a date).
+  if (shared - first_word < 8) return names;
+  QStringList labels;
+  for (const QString& name : names) {
+    if (shared >= name.size()) return names;  // a name that is all shared part
+    labels << name.left(first_word) + QStringLiteral(" \u2026") + name.mid(shared);
+  }
+  return labels;
+}
+
 }  // namespace medsynth::app

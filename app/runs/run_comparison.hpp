@@ -31,4 +31,12 @@ struct JobDifference {
 // whose job cannot be read gives "(unreadable: REASON)" for every field.
 QList<JobDifference> job_differences(const QStringList& run_dirs);
 
+// Names for a legend of runs whose names share a long start: the shared part
+// after the first word becomes "…", so that "quickstart-20261201-061234" and
+// "quickstart-20261201-071010" read "quickstart …061234" and
+// "quickstart …071010" where a narrow legend cut both to
+// "quickstart-20261201-…" (issue 53 item 9). Names that differ early, or a
+// single name, come back as they are.
+QStringList distinct_run_labels(const QStringList& names);
+
 }  // namespace medsynth::app

@@ -38,6 +38,23 @@ class TestRunComparison : public QObject {
     QCOMPARE(*headline_metric(autoencoder, "val/psnr"), 31.3);  // its own name first
   }
 
+  // Issue 53 item 9: a narrow legend cut every quick-start run to
+  // "quickstart-20261201-…"; the legend names keep what differs.
+  void legend_names_keep_what_differs_between_runs() {
+    const QString dots = QStringLiteral(" \u2026");
+    QCOMPARE(distinct_run_labels({"quickstart-20261201-061234", "quickstart-20261201-071010"}),
+             QStringList({"quickstart" + dots + "061234", "quickstart" + dots + "071010"}));
+    QCOMPARE(
+        distinct_run_labels({"quickstart-20261201-061234", "quickstart-20261202-071010", "quickstart-20261202-0812"}),
+        QStringList({"quickstart-20261201-061234", "quickstart-20261202-071010", "quickstart-20261202-0812"}));
+    // Different jobs, a difference right after the first word, one run: as they are.
+    QCOMPARE(distinct_run_labels({"ldm-tiny-20261201-0612", "quickstart-20261201-0612"}),
+             QStringList({"ldm-tiny-20261201-0612", "quickstart-20261201-0612"}));
+    QCOMPARE(distinct_run_labels({"lr-1e4", "lr-3e4"}), QStringList({"lr-1e4", "lr-3e4"}));
+    QCOMPARE(distinct_run_labels({"quickstart-20261201-061234"}), QStringList({"quickstart-20261201-061234"}));
+    QCOMPARE(distinct_run_labels({"run-a-b", "run-a-b-2"}), QStringList({"run-a-b", "run-a-b-2"}));
+  }
+
   void the_job_diff_lists_exactly_the_differing_fields() {
     QTemporaryDir dir;
     const QString a = dir.filePath("a"), b = dir.filePath("b"), c = dir.filePath("c"), d = dir.filePath("d");

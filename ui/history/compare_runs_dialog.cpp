@@ -32,6 +32,8 @@ CompareRunsDialog::CompareRunsDialog(const QStringList& run_dirs, QWidget* paren
   app::EventFileTailOptions options;
   options.follow_rank_logs = false;  // curves only
   QStringList names;
+  for (const QString& dir : run_dirs) names << QFileInfo(dir).fileName();
+  const QStringList legend = app::distinct_run_labels(names);
   for (const QString& dir : run_dirs) {
     Run run;
     run.run_dir = dir;
@@ -42,8 +44,8 @@ CompareRunsDialog::CompareRunsDialog(const QStringList& run_dirs, QWidget* paren
       if (first == 0) names_dirty_ = true;
       schedule();
     });
-    chart_->add_curve(QFileInfo(dir).fileName(), run.model.get(), metric_);
-    names << QFileInfo(dir).fileName();
+    const auto index = static_cast<qsizetype>(runs_.size());
+    chart_->add_curve(names[index], run.model.get(), metric_, {}, legend[index]);
     runs_.push_back(std::move(run));
   }
   for (Run& run : runs_) run.tail->start(run.run_dir);

@@ -285,7 +285,8 @@ QColor MetricChartView::next_color() const {
   return k_palette[curves_.size() % (sizeof(k_palette) / sizeof(k_palette[0]))];
 }
 
-void MetricChartView::add_curve(const QString& label, const app::RunModel* model, const QString& metric, QColor color) {
+void MetricChartView::add_curve(const QString& label, const app::RunModel* model, const QString& metric, QColor color,
+                                const QString& legend) {
   Curve c;
   c.label = label;
   c.model = model;
@@ -294,7 +295,7 @@ void MetricChartView::add_curve(const QString& label, const app::RunModel* model
   c.raw = new QLineSeries(this);
   c.smoothed = new QLineSeries(this);
   c.raw->setName(label + tr(" (raw)"));
-  c.smoothed->setName(label);
+  c.smoothed->setName(legend.isEmpty() ? label : legend);
   for (QLineSeries* s : {c.raw, c.smoothed}) {
     chart()->addSeries(s);
     s->attachAxis(x_axis_);

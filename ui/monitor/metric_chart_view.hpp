@@ -59,7 +59,10 @@ class MetricChartView : public QChartView {
   double smoothing() const { return options_.smoothing; }
 
   // One curve per (model, metric): the monitor has one, the compare dialog one per run.
-  void add_curve(const QString& label, const app::RunModel* model, const QString& metric, QColor color = {});
+  // `legend`: the legend's name for the curve when it is not `label` (the
+  // exports and the hover keep `label`).
+  void add_curve(const QString& label, const app::RunModel* model, const QString& metric, QColor color = {},
+                 const QString& legend = {});
   // Point every curve at another metric (the monitor's metric chooser).
   void set_metric(const QString& metric);
   void clear_curves();
