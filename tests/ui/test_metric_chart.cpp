@@ -114,6 +114,16 @@ class TestMetricChart : public QObject {
     }
     QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
     QVERIFY2(!hover_in_svg, "the SVG holds the hover readout");
+    // Two runs' curves: the export is named by the chart alone; one run's: by the run too.
+    chart.set_title(QStringLiteral("val/psnr"));
+    QCOMPARE(chart.default_export_name(), QStringLiteral("val-psnr"));
+    MetricChartView single;
+    app::RunModel run;
+    run.set_run_dir(dir.filePath("quickstart-20261201-061234"));
+    run.append_metric("val/psnr", 10, 21.0, true);
+    single.add_curve("val/psnr", &run, "val/psnr");
+    single.set_title(QStringLiteral("val/psnr"));
+    QCOMPARE(single.default_export_name(), QStringLiteral("quickstart-20261201-061234-val-psnr"));
     QVERIFY(root_is_svg);
     QVERIFY2(paths >= 2, qPrintable(QString::number(paths)));
     QVERIFY(legend_text);

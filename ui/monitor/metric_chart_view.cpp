@@ -245,10 +245,26 @@ bool MetricChartView::export_svg(const QString& path, QString* error) const {
   return false;
 }
 
+QString MetricChartView::default_export_name() const {
+  QString name = title_.isEmpty() ? QStringLiteral("chart") : title_;
+  // The run's name first, when one run's curves are shown: "val/psnr.csv"
+  // from two runs' monitors could not be told apart (issue 53 item 9).
+  QString run;
+  for (const Curve& c : curves_) {
+    const QString dir = c.model ? QFileInfo(c.model->run_dir()).fileName() : QString();
+    if (dir.isEmpty() || (!run.isEmpty() && dir != run)) {
+      run.clear();
+      break;
+    }
+    run = dir;
+  }
+  if (!run.isEmpty()) name = run + QLatin1Char('-') + name;
+  return name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("-"));
+}
+
 void MetricChartView::contextMenuEvent(QContextMenuEvent* event) {
   QMenu menu(this);
-  const QString base = (title_.isEmpty() ? QStringLiteral("chart") : title_)
-                           .replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("-"));
+  const QString base = default_export_name();
   using Export = bool (MetricChartView::*)(const QString&, QString*) const;
   const auto save = [&](const QString& filter, const QString& suffix, Export write) {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), base + suffix, filter);

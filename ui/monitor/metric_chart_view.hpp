@@ -79,6 +79,9 @@ class MetricChartView : public QChartView {
   // Crosshair at `step` (as the mouse does); returns the text shown, "" when nothing is near.
   QString show_hover_at_step(double step);
   QString hover_text() const { return hover_text_; }
+  // The file name the export dialogs start from: "RUN-TITLE" when the curves
+  // are one run's, else the title, in characters any file system takes.
+  QString default_export_name() const;
   void hide_hover();
 
   // "last 31.28 · best 31.28 @ 700" as the title shows it for a one-run chart ("" otherwise).
