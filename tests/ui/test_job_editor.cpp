@@ -253,7 +253,15 @@ class TestJobEditor : public QObject {
     QVERIFY(!shown("model.diffusion_unet.channels"));
     QVERIFY(!shown("loss.kl_weight"));
     QCOMPARE(label("training.max_steps"), editor_->form()->editor("training.max_steps")->field().label);
-    // Issue 53 item 8: a tab with nothing the task reads is not shown.
+    // Issue 53 item 8: choosing another template says the job is unchanged
+    // until "New from template"; the loaded one's description does not.
+    TemplatePicker* picker = editor_->template_picker();
+    QVERIFY(!picker->details_text().contains("unchanged"));
+    QVERIFY(picker->select("ldm-tiny"));
+    QVERIFY2(picker->details_text().contains("The job below is unchanged until you press New from template"),
+             qPrintable(picker->details_text()));
+    QCOMPARE(doc_->value(QStringLiteral("task")).toString(), QStringLiteral("survival"));
+    // A tab with nothing the task reads is not shown.
     const QString diffusion = QStringLiteral("Latent diffusion");
     QVERIFY(editor_->load_template("ldm-tiny"));
     QVERIFY(editor_->form()->group_shown(diffusion));

@@ -142,6 +142,7 @@ bool JobEditorWidget::load_template(const QString& id) {
   picker_->select(id);
   pristine_template_text_ = t->yaml;  // before the load: its changed() asks title()
   document_->load_template(*t);
+  picker_->show_loaded(id);
   emit status_message(tr("New job from the template \"%1\".").arg(t->title));
   return true;
 }

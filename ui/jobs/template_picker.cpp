@@ -49,7 +49,15 @@ bool TemplatePicker::select(const QString& id) {
   return true;
 }
 
+void TemplatePicker::show_loaded(const QString& id) {
+  loaded_ = id;
+  show_details();
+}
+
+QString TemplatePicker::details_text() const { return details_->text(); }
+
 void TemplatePicker::show_opened_job(const QString& path, const QString& task) {
+  loaded_.clear();
   {
     const QSignalBlocker block(combo_);
     combo_->setCurrentIndex(-1);  // the placeholder: no template
@@ -72,6 +80,8 @@ void TemplatePicker::show_details() {
     html += QStringLiteral("<br><span style='color:#e08a00'>%1</span>")
                 .arg(tr("Cannot be launched yet: %1").arg(t.pending_reason.toHtmlEscaped()));
   }
+  if (t.id != loaded_)
+    html += QStringLiteral("<br><b>%1</b>").arg(tr("The job below is unchanged until you press New from template."));
   details_->setText(html);
 }
 

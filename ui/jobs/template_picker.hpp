@@ -25,6 +25,11 @@ class TemplatePicker : public QWidget {
 
   QString current_id() const;
   bool select(const QString& id);  // only moves the selection
+  // The editor's job is now template `id`: choosing another one only
+  // describes it, and the details say the job stays as it is until "New from
+  // template" (issue 53 item 8: the description changed, the job did not).
+  void show_loaded(const QString& id);
+  QString details_text() const;
   // The editor holds a job opened from `path` (task `task`), not a template:
   // no template is selected and the details say what is being edited, so the
   // previous template's name and description do not pass for the job's.
@@ -42,6 +47,7 @@ class TemplatePicker : public QWidget {
   QComboBox* combo_ = nullptr;
   QLabel* details_ = nullptr;
   QPushButton* use_ = nullptr;
+  QString loaded_;  // the template the editor's job came from; empty for an opened file
 };
 
 }  // namespace medsynth::ui
