@@ -124,6 +124,11 @@ std::string ProgressBar::render_locked() const {
   if (s.epochs > 0) tail += " epoch " + std::to_string(s.epoch) + "/" + std::to_string(s.epochs);
   if (s.loss) tail += " loss " + printf_string("%.4g", *s.loss);
   if (s.samples_per_s) tail += " " + printf_string("%.1f", *s.samples_per_s) + " samples/s";
+  // The training bar showed no rate without samples/s (issue 53 item 6):
+  // the smoothed step time that the ETA uses, as steps/s or s/step.
+  else if (ema_step_s_ && *ema_step_s_ > 0.0)
+    tail += *ema_step_s_ <= 1.0 ? " " + printf_string("%.3g", 1.0 / *ema_step_s_) + " steps/s"
+                                : " " + printf_string("%.3g", *ema_step_s_) + " s/step";
   const double elapsed = std::chrono::duration<double>(last_step_ ? last_step_time_ - start_ : now() - start_).count();
   const double eta = ema_step_s_ && s.total_steps >= s.step
                          ? *ema_step_s_ * static_cast<double>(s.total_steps - s.step)

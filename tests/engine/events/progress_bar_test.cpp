@@ -80,6 +80,16 @@ TEST_F(ProgressBarTest, EtaFollowsMovingAverageOfStepTime) {
   EXPECT_DOUBLE_EQ(*bar.seconds_per_step(), 4.0);
   // 96 steps left x 4 s = 384 s = 06:24; elapsed = 12 s.
   EXPECT_NE(bar.render().find("00:12<06:24"), std::string::npos) << bar.render();
+  // Issue 53 item 6: the rate is shown from the same average.
+  EXPECT_NE(bar.render().find(" 4 s/step "), std::string::npos) << bar.render();
+  now_ += 1s;  // 1 s/step: (1 + 4) / 2 = 2.5 s/step
+  bar.update({.step = 5, .total_steps = 100});
+  EXPECT_NE(bar.render().find(" 2.5 s/step "), std::string::npos) << bar.render();
+  for (int step = 6; step <= 12; ++step) {
+    now_ += 100ms;  // fast steps: the average drops below a second
+    bar.update({.step = step, .total_steps = 100});
+  }
+  EXPECT_NE(bar.render().find(" steps/s "), std::string::npos) << bar.render();
 }
 
 TEST_F(ProgressBarTest, RedrawsAtMostTenTimesPerSecondButAlwaysAtTheEnd) {
