@@ -5,6 +5,8 @@
 
 #include <QRegularExpression>
 
+#include "contract/run_directory.hpp"
+
 namespace medsynth::app {
 namespace {
 std::string s(const QString& text) { return text.toStdString(); }
@@ -29,8 +31,8 @@ QString kubernetes_manifest(const ClusterSpec& cluster, const LaunchRequest& req
   out << YAML::Key << "apiVersion" << YAML::Value << "v1" << YAML::Key << "kind" << YAML::Value << "ConfigMap";
   out << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value << s(name + QStringLiteral("-job"))
       << YAML::Key << "namespace" << YAML::Value << s(k.name_space) << YAML::EndMap;
-  out << YAML::Key << "data" << YAML::Value << YAML::BeginMap << YAML::Key << "job.yaml" << YAML::Value << YAML::Literal << s(job_text)
-      << YAML::EndMap;
+  out << YAML::Key << "data" << YAML::Value << YAML::BeginMap << YAML::Key << k_job_file << YAML::Value << YAML::Literal
+      << s(job_text) << YAML::EndMap;
   out << YAML::EndMap;
 
   out << YAML::BeginDoc << YAML::BeginMap;
@@ -51,8 +53,9 @@ QString kubernetes_manifest(const ClusterSpec& cluster, const LaunchRequest& req
                       QStringLiteral("--master-port"), QString::number(port),
                       QStringLiteral("--nproc-per-node"), QString::number(nproc)};
   if (request.max_restarts > 0) command << QStringLiteral("--max-restarts") << QString::number(request.max_restarts);
-  command << QStringLiteral("train") << QStringLiteral("/job/job.yaml") << request.overrides << QStringLiteral("--no-progress")
-          << QStringLiteral("--runs-dir") << QStringLiteral("/runs") << QStringLiteral("--resume") << QStringLiteral("auto");
+  command << QStringLiteral("train") << QStringLiteral("/job/") + QLatin1String(k_job_file) << request.overrides
+          << QStringLiteral("--no-progress") << QStringLiteral("--runs-dir") << QStringLiteral("/runs")
+          << QStringLiteral("--resume") << QStringLiteral("auto");
   if (!request.data_path.isEmpty()) command << QStringLiteral("--data") << request.data_path;
 
   out << YAML::BeginDoc << YAML::BeginMap;

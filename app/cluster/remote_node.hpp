@@ -20,6 +20,8 @@
 #include <functional>
 #include <optional>
 
+#include "contract/run_directory.hpp"
+
 namespace medsynth::app {
 
 struct NodeCommand {
@@ -37,7 +39,7 @@ QString node_wrapper_script(const NodeCommand& command);
 QString upload_command(const QString& dir, const QString& first_name, const QByteArray& first, const QString& second_name,
                        const QByteArray& second, QByteArray* input);
 inline QString upload_command(const QString& node_dir, const QByteArray& script, const QByteArray& job_text, QByteArray* input) {
-  return upload_command(node_dir, QStringLiteral("run.sh"), script, QStringLiteral("job.yaml"), job_text, input);
+  return upload_command(node_dir, QStringLiteral("run.sh"), script, QLatin1String(k_job_file), job_text, input);
 }
 // Starts run.sh detached and prints the engine's pid once it is known.
 QString start_command(const QString& node_dir);

@@ -10,6 +10,7 @@
 #include "app/cluster/remote_node.hpp"
 #include "app/cluster/sbatch_script.hpp"
 #include "app/cluster/ssh_shell.hpp"
+#include "contract/run_directory.hpp"
 
 namespace medsynth::app {
 namespace {
@@ -87,7 +88,9 @@ void SlurmFollower::run() {
   QString id = record_.slurm_job_id;
   if (!script_.isEmpty()) {
     QByteArray input;
-    const ShellResult up = shell->run(upload_command(dir, QStringLiteral("job.sbatch"), script_, QStringLiteral("job.yaml"), job_text_, &input), input);
+    const ShellResult up = shell->run(
+        upload_command(dir, QStringLiteral("job.sbatch"), script_, QLatin1String(k_job_file), job_text_, &input),
+        input);
     if (!up.ok()) {
       emit ended(-1, QStringLiteral("%1: cannot write %2: %3").arg(shell->where(), dir, up.problem()));
       return;

@@ -8,7 +8,7 @@
 
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
-#include "diffusion/volume_provenance.hpp"
+#include "contract/volume_provenance.hpp"
 
 namespace medsynth::app {
 namespace {

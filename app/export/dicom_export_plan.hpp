@@ -14,7 +14,7 @@
 
 #include <QString>
 
-#include "diffusion/generation_provenance.hpp"
+#include "contract/generation_provenance.hpp"
 #include "volume/dicom_export.hpp"
 #include "volume/volume.hpp"
 

@@ -13,6 +13,7 @@
 #include "app/jobs/yaml_text_edit.hpp"
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
+#include "contract/run_directory.hpp"
 
 namespace medsynth::app {
 
@@ -278,9 +279,10 @@ void JobDocument::revalidate() {
   tree_parsed_ = false;
   QList<FieldIssue> issues;
   spec_.reset();
-  const std::string source = (path_.isEmpty() ? (looks_like_json() ? QStringLiteral("job.json") : QStringLiteral("job.yaml"))
-                                              : QFileInfo(path_).fileName())
-                                 .toStdString();
+  const std::string source =
+      (path_.isEmpty() ? (looks_like_json() ? QStringLiteral("job.json") : QString(QLatin1String(k_job_file)))
+                       : QFileInfo(path_).fileName())
+          .toStdString();
   try {
     spec_ = load_job_text(text_.toStdString(), source);
   } catch (const ConfigError& e) {

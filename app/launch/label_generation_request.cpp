@@ -4,21 +4,19 @@
 #include <QFileInfo>
 
 #include "core/volume_file_names.hpp"
+#include "contract/run_directory.hpp"
 
 namespace medsynth::app {
 
-namespace {
-
-const QString k_job_file = QStringLiteral("job.yaml");
-
-}  // namespace
+namespace {}  // namespace
 
 QStringList LabelGenerationRequest::validate() const {
   QStringList problems;
   if (run_dir.isEmpty())
     problems << QStringLiteral("run_dir: choose the MAISI run to generate with (an import-maisi run directory)");
-  else if (!QFileInfo(QDir(run_dir).filePath(k_job_file)).isFile())
-    problems << QStringLiteral("run_dir: %1 is not a run directory (it has no %2)").arg(run_dir, k_job_file);
+  else if (!QFileInfo(QDir(run_dir).filePath(QLatin1String(k_job_file))).isFile())
+    problems
+        << QStringLiteral("run_dir: %1 is not a run directory (it has no %2)").arg(run_dir, QLatin1String(k_job_file));
   if (label_map.isEmpty())
     problems << QStringLiteral("label_map: save the label map first");
   else if (!QFileInfo(label_map).isFile())
@@ -42,7 +40,7 @@ QString run_dir_of(const QString& path) {
   QFileInfo info(path);
   QDir dir = info.isDir() ? QDir(info.absoluteFilePath()) : info.absoluteDir();
   for (;;) {
-    if (QFileInfo(dir.filePath(k_job_file)).isFile()) return dir.absolutePath();
+    if (QFileInfo(dir.filePath(QLatin1String(k_job_file))).isFile()) return dir.absolutePath();
     if (!dir.cdUp()) return {};
   }
 }

@@ -4,6 +4,8 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include "contract/run_directory.hpp"
+
 namespace medsynth::app {
 
 QStringList LaunchRequest::validate() const {
@@ -12,13 +14,13 @@ QStringList LaunchRequest::validate() const {
   if (!generate_run_dir.isEmpty()) {
     if (paths_on_nodes)
       errors << QStringLiteral("generate_run_dir: generating from the console runs on this machine only");
-    else if (!QFileInfo(QDir(generate_run_dir).filePath(QStringLiteral("job.yaml"))).isFile())
+    else if (!QFileInfo(QDir(generate_run_dir).filePath(QLatin1String(k_job_file))).isFile())
       errors << QStringLiteral("generate_run_dir: %1: not a run directory (no job.yaml)").arg(generate_run_dir);
   } else if (job_file.isEmpty()) {
     errors << QStringLiteral("job_file: no job file (save the job first)");
   } else if (QFileInfo(job_file).isDir()) {
     // `train RUN_DIR`: a new run from an ldm run's networks (a MAISI import's).
-    if (!QFileInfo(QDir(job_file).filePath(QStringLiteral("job.yaml"))).isFile())
+    if (!QFileInfo(QDir(job_file).filePath(QLatin1String(k_job_file))).isFile())
       errors << QStringLiteral("job_file: %1: a folder but not a run directory (no job.yaml)").arg(job_file);
   } else if (!QFileInfo(job_file).isFile()) {
     errors << QStringLiteral("job_file: %1: no such file").arg(job_file);

@@ -5,6 +5,8 @@
 
 #include "core/volume_file_names.hpp"
 #include "eval/memorization_limits.hpp"
+#include "contract/generated_file_names.hpp"
+#include "contract/run_directory.hpp"
 
 namespace medsynth::app {
 
@@ -50,7 +52,7 @@ QStringList SyntheticDatasetRequest::validate() const {
   if (run_dir.isEmpty())
     problem(dataset_field::run,
             QStringLiteral("choose the MAISI run to generate with (an import-maisi run directory)"));
-  else if (!QFileInfo(QDir(run_dir).filePath(QStringLiteral("job.yaml"))).isFile())
+  else if (!QFileInfo(QDir(run_dir).filePath(QLatin1String(k_job_file))).isFile())
     problem(dataset_field::run, QStringLiteral("%1 is not a run directory (it has no job.yaml)").arg(run_dir));
   if (labels.isEmpty())
     problem(dataset_field::labels, QStringLiteral("choose a folder of label maps (or one file)"));
@@ -122,16 +124,15 @@ SyntheticDatasetPlan plan_synthetic_dataset(const SyntheticDatasetRequest& r) {
       }
     }
     c.seed = r.base_seed + i * tries;
-    const QString stem = pairs.filePath(QStringLiteral("sample_seed%1_rank0").arg(c.seed));
-    c.image = stem + QStringLiteral("_image.nii.gz");
-    c.label = stem + QStringLiteral("_label.nii.gz");
+    c.image = pairs.filePath(QString::fromStdString(generated_image_name(c.seed, 0, 1, true)));
+    c.label = QString::fromStdString(paired_label_path(c.image.toStdString()));
     QStringList generate{QStringLiteral("generate"),     r.run_dir,
                          QStringLiteral("--label"),      c.label_map,
                          QStringLiteral("--output-dir"), pairs_dir,
                          QStringLiteral("--num-images"), QStringLiteral("1"),
                          QStringLiteral("--base-seed"),  QString::number(c.seed)};
     if (r.quality_check) {
-      c.quality_report = stem + QStringLiteral("_quality.json");
+      c.quality_report = QString::fromStdString(quality_report_path(c.image.toStdString()));
       generate << QStringLiteral("--quality-check") << r.quality_statistics << QStringLiteral("--quality-tries")
                << QString::number(r.quality_tries);
     }

@@ -5,7 +5,8 @@
 //   [prepare-label SEG --from FORMAT --out DATASET/labels/<stem>_maisi.nii.gz]   (segmentations, once per file)
 //   generate RUN --label MAP --output-dir DATASET/pairs --num-images 1 --base-seed S_i
 //            [--quality-check STATS --quality-tries T]
-//   [export-dicom DATASET/pairs/sample_seed{S_i}_rank0_image.nii.gz DATASET/dicom/case-NNNN --label ..._label.nii.gz]
+//   [export-dicom DATASET/pairs/IMAGE DATASET/dicom/case-NNNN --label LABEL]   (generate's names for seed S_i:
+//            contract/generated_file_names.hpp)
 // and once at the end:
 //   [evaluate DATASET/pairs --reference TRAIN --train TRAIN --out DATASET/pairs/evaluation]
 //   dataset-card DATASET/pairs          (-> DATASET/pairs/dataset-card.md, .json)

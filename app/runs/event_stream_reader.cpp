@@ -2,7 +2,7 @@
 // per line dispatched by its "type" (docs/events.md).
 #include "app/runs/event_stream_reader.hpp"
 
-#include "events/event_schema.hpp"
+#include "contract/event_schema.hpp"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -13,6 +13,8 @@
 #include <limits>
 
 namespace medsynth::app {
+
+namespace key = event_schema::key;
 
 namespace {
 
@@ -147,20 +149,20 @@ void EventStreamReader::handle_line(QByteArrayView line) {
 }
 
 void EventStreamReader::apply(const QJsonObject& event) {
-  const auto version = integer(event.value(QLatin1String("v")));
+  const auto version = integer(event.value(QLatin1String(key::v)));
   if (!version) {
     ++stats_.missing_fields;  // still read: the type says what it is
   } else if (*version > k_known_version) {
     ++stats_.newer_version;
   }
-  const QJsonValue type_value = event.value(QLatin1String("type"));
+  const QJsonValue type_value = event.value(QLatin1String(key::type));
   if (!type_value.isString()) {
     ++stats_.missing_fields;
     return;
   }
   const QString type = type_value.toString();
   bool ok = true;
-  // Most lines are metrics: test that first. Types: engine/events/event_schema.hpp.
+  // Most lines are metrics: test that first. Types: engine/contract/event_schema.hpp.
   auto is = [&](std::string_view name) { return type == QLatin1String(name.data(), static_cast<qsizetype>(name.size())); };
   namespace schema = event_schema;
   if (is(schema::metric))
@@ -191,31 +193,32 @@ void EventStreamReader::apply(const QJsonObject& event) {
 }
 
 bool EventStreamReader::apply_metric(const QJsonObject& event) {
-  const QJsonValue name = event.value(QLatin1String("name"));
-  const auto step = integer(event.value(QLatin1String("step")));
-  const QJsonValue value = event.value(QLatin1String("value"));
+  const QJsonValue name = event.value(QLatin1String(key::name));
+  const auto step = integer(event.value(QLatin1String(key::step)));
+  const QJsonValue value = event.value(QLatin1String(key::value));
   if (!name.isString() || name.toString().isEmpty() || !step) return false;
   if (value.isDouble()) {
     if (model_) model_->append_metric(name.toString(), *step, value.toDouble(), true);
     return true;
   }
   if (value.isNull()) {  // non-finite: "nonfinite" tells which (absent: NaN)
-    if (model_) model_->append_metric(name.toString(), *step, nonfinite_value(event.value(QLatin1String("nonfinite"))), false);
+    if (model_)
+      model_->append_metric(name.toString(), *step, nonfinite_value(event.value(QLatin1String(key::nonfinite))), false);
     return true;
   }
   return false;
 }
 
 bool EventStreamReader::apply_progress(const QJsonObject& event) {
-  const auto step = integer(event.value(QLatin1String("step")));
+  const auto step = integer(event.value(QLatin1String(key::step)));
   if (!step) return false;
-  const qint64 total = integer(event.value(QLatin1String("total_steps"))).value_or(0);
-  const int epoch = static_cast<int>(integer(event.value(QLatin1String("epoch"))).value_or(0));
-  const int epochs = static_cast<int>(integer(event.value(QLatin1String("epochs"))).value_or(0));
-  const auto rate = number_or_null(event.value(QLatin1String("samples_per_s")), -1.0);
-  const auto eta = number_or_null(event.value(QLatin1String("eta_s")), -1.0);
+  const qint64 total = integer(event.value(QLatin1String(key::total_steps))).value_or(0);
+  const int epoch = static_cast<int>(integer(event.value(QLatin1String(key::epoch))).value_or(0));
+  const int epochs = static_cast<int>(integer(event.value(QLatin1String(key::epochs))).value_or(0));
+  const auto rate = number_or_null(event.value(QLatin1String(key::samples_per_s)), -1.0);
+  const auto eta = number_or_null(event.value(QLatin1String(key::eta_s)), -1.0);
   if (model_) {
-    model_->note_event_time(parse_time(event.value(QLatin1String("time"))));
+    model_->note_event_time(parse_time(event.value(QLatin1String(key::time))));
     model_->apply_progress(*step, total, epoch, epochs, rate.value_or(-1.0), eta.value_or(-1.0));
   }
   return rate && eta;
@@ -224,41 +227,42 @@ bool EventStreamReader::apply_progress(const QJsonObject& event) {
 bool EventStreamReader::apply_run_started(const QJsonObject& event) {
   RunStartInfo info;
   bool complete = true;
-  auto text = [&](const char* key, QString& out) {
-    const QJsonValue v = event.value(QLatin1String(key));
+  auto text = [&](const char* name, QString& out) {
+    const QJsonValue v = event.value(QLatin1String(name));
     if (v.isString())
       out = v.toString();
     else
       complete = false;
   };
-  text("run_dir", info.run_dir);
-  text("job_name", info.job_name);
-  text("task", info.task);
-  text("config_hash", info.config_hash);
-  text("device", info.device);
-  const auto world = integer(event.value(QLatin1String("world_size")));
-  const auto batch = integer(event.value(QLatin1String("effective_batch")));
-  const auto total = integer(event.value(QLatin1String("total_steps")));
+  text(key::run_dir, info.run_dir);
+  text(key::job_name, info.job_name);
+  text(key::task, info.task);
+  text(key::config_hash, info.config_hash);
+  text(key::device, info.device);
+  const auto world = integer(event.value(QLatin1String(key::world_size)));
+  const auto batch = integer(event.value(QLatin1String(key::effective_batch)));
+  const auto total = integer(event.value(QLatin1String(key::total_steps)));
   complete = complete && world && batch && total;
   info.world_size = static_cast<int>(world.value_or(0));
   info.effective_batch = static_cast<int>(batch.value_or(0));
   info.total_steps = total.value_or(0);
-  info.time = parse_time(event.value(QLatin1String("time")));
+  info.time = parse_time(event.value(QLatin1String(key::time)));
   // A pipeline names its stages up front, so the console can list them all.
-  for (const QJsonValue& name : event.value(QLatin1String("extra")).toObject().value(QLatin1String("stages")).toArray())
+  for (const QJsonValue& name :
+       event.value(QLatin1String(key::extra)).toObject().value(QLatin1String(key::stages)).toArray())
     if (name.isString() && info.stages.size() < 64) info.stages << name.toString();
-  info.verb = event.value(QLatin1String("extra")).toObject().value(QLatin1String("verb")).toString().left(32);
+  info.verb = event.value(QLatin1String(key::extra)).toObject().value(QLatin1String(key::verb)).toString().left(32);
   if (model_) model_->apply_run_started(info);
   return complete;
 }
 
 bool EventStreamReader::apply_log(const QJsonObject& event) {
-  const QJsonValue message = event.value(QLatin1String("message"));
+  const QJsonValue message = event.value(QLatin1String(key::message));
   if (!message.isString()) return false;
   LogLine line;
-  line.time = parse_time(event.value(QLatin1String("time")));
-  line.rank = static_cast<int>(integer(event.value(QLatin1String("rank"))).value_or(0));
-  line.level = event.value(QLatin1String("level")).toString(QStringLiteral("info"));
+  line.time = parse_time(event.value(QLatin1String(key::time)));
+  line.rank = static_cast<int>(integer(event.value(QLatin1String(key::rank))).value_or(0));
+  line.level = event.value(QLatin1String(key::level)).toString(QStringLiteral("info"));
   line.message = message.toString();
   if (model_) {
     model_->note_event_time(line.time);
@@ -268,53 +272,56 @@ bool EventStreamReader::apply_log(const QJsonObject& event) {
 }
 
 bool EventStreamReader::apply_checkpoint(const QJsonObject& event) {
-  const QJsonValue path = event.value(QLatin1String("path"));
+  const QJsonValue path = event.value(QLatin1String(key::path));
   if (!path.isString()) return false;
   CheckpointInfo c;
   c.path = path.toString();
-  c.step = integer(event.value(QLatin1String("step"))).value_or(0);
-  c.kind = event.value(QLatin1String("kind")).toString(QStringLiteral("last"));
-  c.metric = event.value(QLatin1String("metric")).toString();
-  const QJsonValue value = event.value(QLatin1String("value"));
-  c.value = value.isDouble() ? value.toDouble() : value.isNull() ? nonfinite_value(event.value(QLatin1String("nonfinite"))) : 0.0;
+  c.step = integer(event.value(QLatin1String(key::step))).value_or(0);
+  c.kind = event.value(QLatin1String(key::kind)).toString(QStringLiteral("last"));
+  c.metric = event.value(QLatin1String(key::metric)).toString();
+  const QJsonValue value = event.value(QLatin1String(key::value));
+  c.value = value.isDouble() ? value.toDouble()
+            : value.isNull() ? nonfinite_value(event.value(QLatin1String(key::nonfinite)))
+                             : 0.0;
   if (model_) model_->apply_checkpoint(c);
   return true;
 }
 
 bool EventStreamReader::apply_artifact(const QJsonObject& event) {
-  const QJsonValue path = event.value(QLatin1String("path"));
+  const QJsonValue path = event.value(QLatin1String(key::path));
   if (!path.isString()) return false;
   Artifact a;
   a.path = path.toString();
-  a.kind = event.value(QLatin1String("kind")).toString(QStringLiteral("file"));
-  a.step = integer(event.value(QLatin1String("step"))).value_or(0);
+  a.kind = event.value(QLatin1String(key::kind)).toString(QStringLiteral("file"));
+  a.step = integer(event.value(QLatin1String(key::step))).value_or(0);
   if (model_) model_->apply_artifact(a);
   return true;
 }
 
 bool EventStreamReader::apply_stage(const QJsonObject& event) {
-  const QJsonValue stage = event.value(QLatin1String("stage")), status = event.value(QLatin1String("status"));
+  const QJsonValue stage = event.value(QLatin1String(key::stage)), status = event.value(QLatin1String(key::status));
   if (!stage.isString() || !status.isString()) return false;
   if (model_) {
-    model_->note_event_time(parse_time(event.value(QLatin1String("time"))));
+    model_->note_event_time(parse_time(event.value(QLatin1String(key::time))));
     StageInfo info;
     info.name = stage.toString();
     info.status = status.toString();
-    info.dir = event.value(QLatin1String("dir")).toString();
+    info.dir = event.value(QLatin1String(key::dir)).toString();
     // Optional (engines before issue 23 wrote none): the stage's own progress.
-    info.steps = integer(event.value(QLatin1String("steps"))).value_or(-1);
-    info.first_step = integer(event.value(QLatin1String("first_step"))).value_or(0);
-    info.images = integer(event.value(QLatin1String("images"))).value_or(-1);
+    info.steps = integer(event.value(QLatin1String(key::steps))).value_or(-1);
+    info.first_step = integer(event.value(QLatin1String(key::first_step))).value_or(0);
+    info.images = integer(event.value(QLatin1String(key::images))).value_or(-1);
     model_->apply_stage(info);
   }
   return true;
 }
 
 bool EventStreamReader::apply_memorization(const QJsonObject& event) {
-  const QJsonValue generated = event.value(QLatin1String("generated")), nearest = event.value(QLatin1String("nearest"));
+  const QJsonValue generated = event.value(QLatin1String(key::generated)),
+                   nearest = event.value(QLatin1String(key::nearest));
   if (!generated.isString() || !nearest.isString()) return false;
   if (model_) {
-    const QDateTime time = parse_time(event.value(QLatin1String("time")));
+    const QDateTime time = parse_time(event.value(QLatin1String(key::time)));
     model_->note_event_time(time);
     model_->append_log({time, -1, QStringLiteral("warn"),
                         QStringLiteral("memorization: %1 is a near copy of training case %2 (see the Evaluate tab)")
@@ -324,35 +331,35 @@ bool EventStreamReader::apply_memorization(const QJsonObject& event) {
 }
 
 bool EventStreamReader::apply_restart(const QJsonObject& event) {
-  const auto attempt = integer(event.value(QLatin1String("attempt")));
-  const QString reason = event.value(QLatin1String("reason")).toString();
+  const auto attempt = integer(event.value(QLatin1String(key::attempt)));
+  const QString reason = event.value(QLatin1String(key::reason)).toString();
   if (model_) {
-    model_->note_event_time(parse_time(event.value(QLatin1String("time"))));
+    model_->note_event_time(parse_time(event.value(QLatin1String(key::time))));
     model_->apply_restart(static_cast<int>(attempt.value_or(0)), reason);
   }
   return attempt.has_value();
 }
 
 bool EventStreamReader::apply_run_finished(const QJsonObject& event) {
-  const QJsonValue status = event.value(QLatin1String("status"));
+  const QJsonValue status = event.value(QLatin1String(key::status));
   QMap<QString, double> metrics;
-  const QJsonObject m = event.value(QLatin1String("metrics")).toObject();
+  const QJsonObject m = event.value(QLatin1String(key::metrics)).toObject();
   for (auto it = m.begin(); it != m.end(); ++it) metrics.insert(it.key(), it.value().isDouble() ? it.value().toDouble() : k_nan);
-  const auto duration = number_or_null(event.value(QLatin1String("duration_s")), 0.0);
+  const auto duration = number_or_null(event.value(QLatin1String(key::duration_s)), 0.0);
   if (model_)
     model_->apply_run_finished(status.toString(QStringLiteral("completed")), metrics, duration.value_or(0.0),
-                               parse_time(event.value(QLatin1String("time"))));
+                               parse_time(event.value(QLatin1String(key::time))));
   return status.isString();
 }
 
 bool EventStreamReader::apply_run_failed(const QJsonObject& event) {
-  const QJsonValue message = event.value(QLatin1String("message"));
-  const QString kind = event.value(QLatin1String("error")).toString(QStringLiteral("runtime"));
-  const auto exit_code = integer(event.value(QLatin1String("exit_code")));
-  const int rank = static_cast<int>(integer(event.value(QLatin1String("rank"))).value_or(0));
+  const QJsonValue message = event.value(QLatin1String(key::message));
+  const QString kind = event.value(QLatin1String(key::error)).toString(QStringLiteral("runtime"));
+  const auto exit_code = integer(event.value(QLatin1String(key::exit_code)));
+  const int rank = static_cast<int>(integer(event.value(QLatin1String(key::rank))).value_or(0));
   if (model_)
     model_->apply_run_failed(kind, message.toString(), static_cast<int>(exit_code.value_or(1)), rank,
-                             parse_time(event.value(QLatin1String("time"))));
+                             parse_time(event.value(QLatin1String(key::time))));
   return message.isString();
 }
 

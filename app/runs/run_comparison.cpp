@@ -6,6 +6,7 @@
 #include <QVariantMap>
 
 #include "app/jobs/job_yaml_tree.hpp"
+#include "contract/run_directory.hpp"
 
 namespace medsynth::app {
 
@@ -52,7 +53,7 @@ QList<JobDifference> job_differences(const QStringList& run_dirs) {
   QList<QMap<QString, QString>> values;
   QStringList unreadable;
   for (const QString& dir : run_dirs) {
-    QFile file(QDir(dir).filePath(QStringLiteral("job.yaml")));
+    QFile file(QDir(dir).filePath(QLatin1String(k_job_file)));
     QString error;
     std::optional<QVariantMap> tree;
     if (file.open(QIODevice::ReadOnly))

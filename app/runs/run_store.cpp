@@ -15,13 +15,14 @@
 #include <algorithm>
 
 #include "app/runs/event_stream_reader.hpp"
+#include "contract/run_directory.hpp"
 
 namespace medsynth::app {
 
 namespace {
 
 bool is_run_dir(const QDir& dir) {
-  return dir.exists(QStringLiteral("events.jsonl")) || dir.exists(QStringLiteral("job.yaml"));
+  return dir.exists(QLatin1String(k_events_file)) || dir.exists(QLatin1String(k_job_file));
 }
 
 void collect(const QString& path, int depth, int max_depth, QStringList& out) {
@@ -168,7 +169,7 @@ RunSummary RunStore::summarize(const QString& run_dir, const RunStoreOptions& op
 
   RunModel model(nullptr, /*keep_history=*/false);
   EventStreamReader reader(&model);
-  QFile events(dir.filePath(QStringLiteral("events.jsonl")));
+  QFile events(dir.filePath(QLatin1String(k_events_file)));
   const bool has_events = events.open(QIODevice::ReadOnly);
   if (has_events) {
     while (!events.atEnd()) {
@@ -180,7 +181,7 @@ RunSummary RunStore::summarize(const QString& run_dir, const RunStoreOptions& op
   }
 
   s.job_name = model.job_name();
-  if (s.job_name.isEmpty()) s.job_name = job_name_from_yaml(dir.filePath(QStringLiteral("job.yaml")));
+  if (s.job_name.isEmpty()) s.job_name = job_name_from_yaml(dir.filePath(QLatin1String(k_job_file)));
   s.task = model.task();
   s.config_hash = model.config_hash();
   s.world_size = model.world_size();
@@ -194,7 +195,7 @@ RunSummary RunStore::summarize(const QString& run_dir, const RunStoreOptions& op
   s.unreadable_lines = model.reader_stats().problems();
   s.last_modified = newest_mtime(s.run_dir);
   s.started = model.started_at();
-  if (!s.started.isValid()) s.started = QFileInfo(dir.filePath(QStringLiteral("job.yaml"))).birthTime().toUTC();
+  if (!s.started.isValid()) s.started = QFileInfo(dir.filePath(QLatin1String(k_job_file))).birthTime().toUTC();
   if (!s.started.isValid()) s.started = s.last_modified;
   s.ended = model.finished_at().isValid() ? model.finished_at() : model.last_event_at();
 

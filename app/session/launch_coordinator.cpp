@@ -7,6 +7,7 @@
 #include <QSaveFile>
 
 #include "app/session/run_controller.hpp"
+#include "contract/run_directory.hpp"
 
 namespace medsynth::app {
 
@@ -91,7 +92,7 @@ RunController* LaunchCoordinator::launch(const LaunchOptions& options) {
 RunController* LaunchCoordinator::resume(const QString& run_dir, const LaunchOptions& options) {
   LaunchRequest request;
   // The resolved job of the run itself: resuming with another model is refused by the engine anyway.
-  request.job_file = QDir(run_dir).filePath(QStringLiteral("job.yaml"));
+  request.job_file = QDir(run_dir).filePath(QLatin1String(k_job_file));
   request.runs_dir = QFileInfo(run_dir).absolutePath();
   request.resume_run_dir = run_dir;
   request.nproc_per_node = options.nproc_per_node;

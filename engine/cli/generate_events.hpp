@@ -26,7 +26,7 @@
 #include "config/job_spec.hpp"
 #include "diffusion/generate_stage.hpp"
 #include "events/event_writer.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 
 namespace medsynth::cli {
 

@@ -5,7 +5,7 @@
 #include "config/job_enums.hpp"
 #include "config/job_loader.hpp"
 #include "diffusion/ldm_pipeline.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 
 namespace medsynth::cli {
 

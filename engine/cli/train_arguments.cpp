@@ -12,7 +12,7 @@
 #include "config/network_size.hpp"
 #include "config/task_catalog.hpp"
 #include "core/error.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "volume/atomic_file.hpp"
 
 namespace fs = std::filesystem;

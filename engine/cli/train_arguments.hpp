@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "config/job_spec.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "train/training_test_hooks.hpp"
 
 namespace CLI {

@@ -18,7 +18,7 @@
 #include "data/volume_tensor.hpp"
 #include "data/volume_dataset.hpp"
 #include "metrics/image_metrics.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "train/task.hpp"
 #include "train/volume_scoring.hpp"
 #include "state/training_state.hpp"

@@ -16,7 +16,7 @@
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
 #include "events/progress_lines.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "data/volume_listing.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "eval/evaluation.hpp"

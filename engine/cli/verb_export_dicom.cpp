@@ -20,7 +20,7 @@
 #include "core/error.hpp"
 #include "core/remove_tree.hpp"
 #include "data/label_dicom_codes.hpp"
-#include "diffusion/volume_provenance.hpp"
+#include "contract/volume_provenance.hpp"
 #include "events/progress_lines.hpp"
 #include "volume/dicom_export.hpp"
 #include "volume/dicom_seg_export.hpp"

@@ -30,7 +30,7 @@
 #include "diffusion/translation_task.hpp"
 #include "dist/dist_environment.hpp"
 #include "events/progress_lines.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "run/run_lock.hpp"
 #include "state/device_choice.hpp"
 #include "state/memory_high_water.hpp"

@@ -20,7 +20,7 @@
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
 #include "diffusion/generate_stage.hpp"
-#include "diffusion/generation_provenance.hpp"
+#include "contract/generation_provenance.hpp"
 #include "volume/nifti_extension.hpp"
 #include "volume/volume_io.hpp"
 

@@ -21,7 +21,7 @@
 #include "core/error.hpp"
 #include "dist/dist_environment.hpp"
 #include "dist/process_group.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "run/run_lock.hpp"
 #include "state/device_choice.hpp"
 #include "train/trainer.hpp"

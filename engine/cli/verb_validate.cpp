@@ -20,6 +20,7 @@
 #include "config/job_loader.hpp"
 #include "config/job_plan.hpp"
 #include "config/network_size.hpp"
+#include "config/task_catalog.hpp"
 #include "diffusion/ldm_pipeline.hpp"
 #include "train/task_registry.hpp"
 #include "train/training_data_check.hpp"
@@ -66,7 +67,8 @@ void check_data(const JobSpec& job, const std::string& source, std::ostream& out
   const TaskRegistry& tasks = engine_tasks();
   JobSpec first = job;
   if (tasks.is_pipeline(job.task)) {
-    if (job.task != "ldm" || !job.ldm.autoencoder_checkpoint.empty()) {
+    const TaskTraits* traits = find_task(job.task);
+    if (!traits || !trains_first_stage(*traits, job.ldm.autoencoder_checkpoint)) {
       out << "data: task " << job.task << " reads its data when its encode stage starts (not checked here)\n";
       return;
     }

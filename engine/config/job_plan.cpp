@@ -7,6 +7,7 @@
 #include "config/autoencoder_kl_options.hpp"
 #include "config/job_spec.hpp"
 #include "config/network_size.hpp"
+#include "config/task_catalog.hpp"
 
 namespace medsynth {
 
@@ -212,11 +213,14 @@ JobPlan plan_stages(const JobSpec& job);
 JobPlan plan_job(const JobSpec& job) {
   JobPlan plan = plan_stages(job);
   const double steps = static_cast<double>(std::max<std::int64_t>(0, job.training.max_steps));
-  if (job.task == "ldm" && job.ldm.autoencoder_checkpoint.empty()) {
+  const TaskTraits* traits = find_task(job.task);
+  if (traits && traits->diffusion != DiffusionRole::none &&
+      trains_first_stage(*traits, job.ldm.autoencoder_checkpoint)) {
+    // A pipeline that trains its autoencoder first: both stages' steps.
     const double bytes = job.training.amp ? k_amp_bytes : k_float32_bytes;
-    const JobPlan first = finish(first_stage_plan(job, job.ldm.first_stage == "vqgan", bytes), job);
-    const JobPlan diffusion = finish(diffusion_stage_plan(job, bytes, false), job);
-    plan.run_macs = first.step_macs * static_cast<double>(job.ldm.autoencoder_steps) + diffusion.step_macs * steps;
+    const JobPlan first = finish(first_stage_plan(job, first_stage_is_vqgan(*traits, job.ldm.first_stage), bytes), job);
+    const JobPlan latent = finish(diffusion_stage_plan(job, bytes, false), job);
+    plan.run_macs = first.step_macs * static_cast<double>(job.ldm.autoencoder_steps) + latent.step_macs * steps;
   } else {
     plan.run_macs = plan.step_macs * steps;
   }
@@ -225,35 +229,56 @@ JobPlan plan_job(const JobSpec& job) {
 
 namespace {
 
+JobPlan resnet_plan(const JobSpec& job, double bytes) {
+  JobPlan plan;
+  double elements = 0, macs = 0;
+  resnet(job.model.resnet, voxels(job.data.patch_size), 1, elements, macs);
+  double parameters = 0;
+  for (std::size_t s = 0; s < 4; ++s)
+    parameters += 2.5 * k_kernel * std::pow(level(job.model.resnet.block_inplanes, s, 64), 2);
+  plan.networks.push_back(network("model.resnet", parameters, elements, macs, job.training.batch_size, bytes));
+  return plan;
+}
+
+JobPlan image_unet_plan(const JobSpec& job, double bytes) {
+  JobPlan plan;
+  double elements = 0, macs = 0;
+  unet(job.model.diffusion_unet, voxels(job.data.patch_size), elements, macs);
+  plan.networks.push_back(network("model.diffusion_unet", estimated_parameters(job.model.diffusion_unet), elements,
+                                  macs, job.training.batch_size, bytes));
+  return plan;
+}
+
+// What the task's catalog entry says it builds (config/task_catalog.hpp);
+// for a pipeline, the stage that needs the most.
 JobPlan plan_stages(const JobSpec& job) {
   const double bytes = job.training.amp ? k_amp_bytes : k_float32_bytes;
-  if (job.task == "autoencoder") return finish(first_stage_plan(job, false, bytes), job);
-  if (job.task == "vqgan") return finish(first_stage_plan(job, true, bytes), job);
-  if (job.task == "survival") {
-    JobPlan plan;
-    double elements = 0, macs = 0;
-    resnet(job.model.resnet, voxels(job.data.patch_size), 1, elements, macs);
-    double parameters = 0;
-    for (std::size_t s = 0; s < 4; ++s)
-      parameters += 2.5 * k_kernel * std::pow(level(job.model.resnet.block_inplanes, s, 64), 2);
-    plan.networks.push_back(network("model.resnet", parameters, elements, macs, job.training.batch_size, bytes));
-    return finish(plan, job);
+  const TaskTraits* traits = find_task(job.task);
+  if (!traits) {
+    JobPlan unknown;
+    unknown.notes.push_back("task '" + job.task + "' is not in the task catalog: nothing is planned");
+    return unknown;
   }
-  if (job.task == "translation") {
-    JobPlan plan;
-    double elements = 0, macs = 0;
-    unet(job.model.diffusion_unet, voxels(job.data.patch_size), elements, macs);
-    plan.networks.push_back(network("model.diffusion_unet", estimated_parameters(job.model.diffusion_unet), elements,
-                                    macs, job.training.batch_size, bytes));
-    return finish(plan, job);
+  const bool vqgan = first_stage_is_vqgan(*traits, job.ldm.first_stage);
+  if (traits->builds_resnet) return finish(resnet_plan(job, bytes), job);
+  switch (traits->diffusion) {
+    case DiffusionRole::none:
+      if (traits->first_stage == FirstStageRole::none) return {};  // task_registry_test refuses such an entry
+      return finish(first_stage_plan(job, vqgan, bytes), job);
+    case DiffusionRole::image_unet:
+      return finish(image_unet_plan(job, bytes), job);
+    case DiffusionRole::latent_unet:
+    case DiffusionRole::latent_controlnet:
+      break;
   }
-  // Pipelines: the stage that needs the most.
-  JobPlan diffusion = finish(diffusion_stage_plan(job, bytes, job.task == "controlnet"), job);
-  diffusion.stage = job.task == "controlnet" ? "controlnet stage" : "diffusion stage";
-  if (job.task != "ldm" || !job.ldm.autoencoder_checkpoint.empty()) return diffusion;
-  JobPlan first = finish(first_stage_plan(job, job.ldm.first_stage == "vqgan", bytes), job);
+  JobPlan latent = finish(diffusion_stage_plan(job, bytes, traits->diffusion == DiffusionRole::latent_controlnet), job);
+  latent.stage = std::string(latent_stage_name(*traits));
+  if (traits->first_stage != FirstStageRole::pipeline_stage ||
+      !trains_first_stage(*traits, job.ldm.autoencoder_checkpoint))
+    return latent;
+  JobPlan first = finish(first_stage_plan(job, vqgan, bytes), job);
   first.stage = "autoencoder stage";
-  return first.peak_bytes() >= diffusion.peak_bytes() ? first : diffusion;
+  return first.peak_bytes() >= latent.peak_bytes() ? first : latent;
 }
 
 }  // namespace

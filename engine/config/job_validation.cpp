@@ -87,8 +87,10 @@ void check_other_networks(const JobSpec& job, std::vector<FieldError>& errors) {
 
 void check_loss(const JobSpec& job, Checks& c) {
   const auto& l = job.loss;
-  if (l.perceptual_weight > 0.0 && job.task != "vqgan")
-    c.fail("loss.perceptual_weight", "is used by task vqgan only; must be 0 for task " + job.task + " (got " +
+  const TaskTraits* traits = find_task(job.task);
+  if (l.perceptual_weight > 0.0 && traits && !traits->perceptual_loss)
+    c.fail("loss.perceptual_weight", "is used by task " + task_names_with(&TaskTraits::perceptual_loss, " and ") +
+                                         " only; must be 0 for task " + job.task + " (got " +
                                          value_text(l.perceptual_weight) + ")");
   else if (l.perceptual_weight > 0.0 && l.perceptual_network.empty())
     c.fail("loss.perceptual_weight",

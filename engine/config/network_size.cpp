@@ -8,6 +8,7 @@
 
 #include "config/job_plan.hpp"
 #include "config/job_spec.hpp"
+#include "config/task_catalog.hpp"
 #include "core/error.hpp"
 
 namespace medsynth {
@@ -91,13 +92,13 @@ void refuse_network_larger_than_memory(double parameters, const std::string& sou
 }
 
 void refuse_job_networks_larger_than_memory(const JobSpec& job, const std::string& source) {
-  const bool latent = job.task == "ldm" || job.task == "controlnet";
-  const bool diffusion = latent || job.task == "translation";
-  if (latent || job.task == "autoencoder" || job.task == "vqgan")
+  const TaskTraits* traits = find_task(job.task);
+  if (!traits) return;  // validation names the unknown task
+  if (traits->first_stage != FirstStageRole::none)
     refuse_network_larger_than_memory(
         estimated_parameters(AutoencoderKLOptions::from_spec(job.model.autoencoder, job.loss)), source,
         "model.autoencoder");
-  if (diffusion)
+  if (traits->diffusion != DiffusionRole::none)
     refuse_network_larger_than_memory(estimated_parameters(job.model.diffusion_unet), source, "model.diffusion_unet");
 }
 
@@ -114,8 +115,11 @@ ActivationFloor activation_floor(const JobSpec& job, bool generating) {
   // keeps many such maps, so this is far below what a step needs. Tasks
   // whose first layer sees no data.patch_size patch at full width (survival
   // strides its first convolution, controlnet trains on latents) get none.
-  const bool unet = job.task == "translation";
-  if (!unet && job.task != "autoencoder" && job.task != "vqgan" && job.task != "ldm") return {0.0, "data.patch_size"};
+  const TaskTraits* traits = find_task(job.task);
+  const bool unet = traits && traits->diffusion == DiffusionRole::image_unet;
+  const bool first_stage = traits && (traits->first_stage == FirstStageRole::trained ||
+                                      traits->first_stage == FirstStageRole::pipeline_stage);
+  if (!unet && !first_stage) return {0.0, "data.patch_size"};
   const auto& widths = unet ? job.model.diffusion_unet.channels : job.model.autoencoder.num_channels;
   const double width = widths.empty() ? 1.0 : static_cast<double>(widths.front());
   return {static_cast<double>(job.training.batch_size) * voxels(job.data.patch_size) * width * 2.0, "data.patch_size"};

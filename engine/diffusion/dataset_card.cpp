@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "core/file_digest.hpp"
 #include "core/volume_file_names.hpp"
-#include "diffusion/volume_provenance.hpp"
+#include "contract/volume_provenance.hpp"
 #include "volume/atomic_file.hpp"
 
 namespace medsynth {

@@ -12,8 +12,9 @@
 #include "config/job_loader.hpp"
 #include "config/maisi_models.hpp"
 #include "diffusion/controlnet_guidance.hpp"
+#include "diffusion/reverse_process.hpp"
 #include "schedulers/diffusion_scheduler.hpp"
-#include "diffusion/generation_provenance.hpp"
+#include "contract/generation_provenance.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "diffusion/latent_files.hpp"
 #include "dist/process_group.hpp"
@@ -30,23 +31,6 @@
 namespace fs = std::filesystem;
 
 namespace medsynth {
-
-std::string generated_image_name(std::int64_t base_seed, int image, int world, bool paired) {
-  const std::string stem = "seed" + std::to_string(base_seed + image) + "_rank" + std::to_string(image % world);
-  return paired ? "sample_" + stem + "_image.nii.gz" : "image_" + stem + ".nii.gz";
-}
-
-std::string quality_report_path(const std::string& image_path) {
-  const std::string label = paired_label_path(image_path);  // refuses a name that is no pair's image
-  return label.substr(0, label.size() - std::string("_label.nii.gz").size()) + "_quality.json";
-}
-
-std::string paired_label_path(const std::string& image_path) {
-  const std::string suffix = "_image.nii.gz";
-  if (image_path.size() < suffix.size() || image_path.compare(image_path.size() - suffix.size(), suffix.size(), suffix) != 0)
-    throw RuntimeError(image_path + ": not the image of an image/label pair");
-  return image_path.substr(0, image_path.size() - suffix.size()) + "_label.nii.gz";
-}
 
 std::vector<GeneratedImage> planned_images(const JobSpec& job, const std::string& output_dir, int world, bool paired) {
   const int count = job.generate.num_images > 0 ? job.generate.num_images : world;
@@ -122,41 +106,13 @@ at::Tensor sample_latent(DiffusionModelUNetImpl& unet, const DiffusionScheduler&
                          std::int64_t seed, const UnetEmbeddingInputs& inputs, const c10::Device& device,
                          const ControlNetGuidance* guidance, double guidance_scale,
                          const std::function<void(std::int64_t, std::int64_t)>& on_step) {
-  if (guidance_scale > 0 && !inputs.class_labels.defined())
-    throw UsageError(
-        "generate.guidance_scale: classifier-free guidance needs a UNet with a class embedding (num_class_embeds)");
-  // The unconditional inputs: class label 0, as NV-Generate's training drops
-  // labels to 0 and its sampler guides against zeros_like(modality).
-  UnetEmbeddingInputs unconditional = inputs;
-  if (guidance_scale > 0) unconditional.class_labels = at::zeros_like(inputs.class_labels);
-  // One UNet pass (with the ControlNet's residuals when steered).
-  const auto predict = [&](const at::Tensor& x, const at::Tensor& timesteps, const UnetEmbeddingInputs& embedding,
-                           bool unconditional) {
-    UnetConditioning conditioning;
-    conditioning.embedding = embedding;
-    if (guidance) guidance->steer(x, timesteps, conditioning, unconditional);
-    return unet.forward(x, timesteps, conditioning).to(at::kFloat);
-  };
-  auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed));
-  const auto cpu = at::TensorOptions().dtype(at::kFloat);
-  auto x = at::randn(shape, gen, cpu).to(device);
-  const double numel = static_cast<double>(shape[2] * shape[3] * shape[4]);
-  const auto steps = scheduler.inference_timesteps(numel);
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const double t = steps[i], next = i + 1 < steps.size() ? steps[i + 1] : -1.0;
-    const auto timesteps = at::full({shape[0]}, t, cpu).to(device);
-    auto out = predict(x, timesteps, inputs, false);
-    // Two passes rather than NV-Generate's doubled batch: the same sums per
-    // sample, half the peak memory, and a ControlNet steers each as it is.
-    if (guidance_scale > 0) {
-      const auto uncond = predict(x, timesteps, unconditional, true);
-      out = uncond + guidance_scale * (out - uncond);
-    }
-    auto noise = scheduler.stochastic() ? at::randn(shape, gen, cpu).to(device) : at::Tensor();
-    x = scheduler.step(out, t, next, x, noise);
-    if (on_step) on_step(static_cast<std::int64_t>(i + 1), static_cast<std::int64_t>(steps.size()));
-  }
-  return x;
+  SamplingConditioning conditioning;
+  conditioning.embedding = inputs;
+  conditioning.controlnet = guidance;
+  conditioning.guidance_scale = guidance_scale;
+  return reverse_process(unet, scheduler, shape,
+                         at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed)), device,
+                         conditioning, on_step);
 }
 
 namespace {

@@ -19,6 +19,7 @@
 #include <c10/core/Device.h>
 
 #include "config/job_spec.hpp"
+#include "contract/generated_file_names.hpp"
 #include "volume/volume.hpp"
 #include "models/unet_conditioning.hpp"
 
@@ -71,14 +72,6 @@ struct GenerateOptions {
   std::function<void(const std::string& line)> on_note;  // a failed check and what is done about it
 };
 
-// "sample_seed7_rank0_image.nii.gz" -> "sample_seed7_rank0_quality.json".
-std::string quality_report_path(const std::string& image_path);
-
-// The file name of image k (0-based) under a world of `world` ranks; with a
-// label map (`paired`), the image's half of an image/label pair.
-std::string generated_image_name(std::int64_t base_seed, int image, int world, bool paired = false);
-// The label file written beside a paired image (..._image.nii.gz -> ..._label.nii.gz).
-std::string paired_label_path(const std::string& image_path);
 // The images of every rank (deterministic), in image order.
 // The decoder's [B, 1, ...] image as the file's volume: its grid
 // (generate.spacing, orientation, tensor_axes) and its units: CT in HU

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 
 namespace medsynth {
 

@@ -143,7 +143,8 @@ struct Pipeline {
   void stage(const std::string& name, const std::string& status, const std::string& dir, const EventFields& more = {}) {
     logger->info("stage " + name + ": " + status + (dir.empty() ? std::string() : " (" + dir + ")"));
     if (!events) return;
-    EventFields fields{{"stage", name}, {"status", status}, {"dir", dir}};
+    EventFields fields{
+        {event_schema::key::stage, name}, {event_schema::key::status, status}, {event_schema::key::dir, dir}};
     fields.insert(fields.end(), more.begin(), more.end());
     events->emit(event_schema::stage, fields);
   }
@@ -178,7 +179,8 @@ struct Pipeline {
     RunDirectory r = sub_run(name, stage_job);
     const std::string marker = r.root + "/stage-complete";
     const std::string last = r.last_checkpoint();
-    const EventFields steps{{"steps", stage_job.training.max_steps}, {"first_step", step_offset}};
+    const EventFields steps{{event_schema::key::steps, stage_job.training.max_steps},
+                            {event_schema::key::first_step, step_offset}};
     if (fs::exists(marker)) {
       stage(name, "skipped (complete)", r.root, steps);
       return last;
@@ -246,7 +248,7 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
         job.ldm.diffusion_init);
 
     const auto images = static_cast<std::int64_t>(planned_images(job, options.run.output_dir(), world).size());
-    p.stage("generate", "started", options.run.output_dir(), {{"images", images}});
+    p.stage("generate", "started", options.run.output_dir(), {{event_schema::key::images, images}});
     GenerateOptions go{unet_checkpoint,          ae_checkpoint, options.run.scale_factor_file(),
                        options.run.output_dir(), options.dist,  p.logger.get()};
     go.on_image_written = [&](const GeneratedImage& image) {
@@ -256,7 +258,7 @@ TrainResult run_ldm_pipeline(const JobSpec& job, const TrainerOptions& options, 
     // The other ranks' images, and those an earlier attempt wrote.
     for (const auto& image : planned_images(job, options.run.output_dir(), world))
       p.image_written(image.path, image.seed, image.rank, job.training.max_steps);
-    p.stage("generate", "complete", options.run.output_dir(), {{"images", images}});
+    p.stage("generate", "complete", options.run.output_dir(), {{event_schema::key::images, images}});
     if (job.generate.evaluate && evaluate) {
       if (p.events) {
         const std::string dir = options.run.root + "/evaluation";

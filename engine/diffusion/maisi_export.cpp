@@ -13,7 +13,7 @@
 #include "models/autoencoder_kl.hpp"
 #include "models/controlnet_maisi.hpp"
 #include "models/diffusion_model_unet.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "state/tensor_file.hpp"
 #include "state/training_state.hpp"
 #include "volume/atomic_file.hpp"

@@ -17,7 +17,7 @@
 #include "models/diffusion_model_unet.hpp"
 #include "diffusion/latent_files.hpp"
 #include "models/autoencoder_kl.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "weights/state_dict_loading.hpp"
 #include "state/tensor_file.hpp"
 #include "weights/torch_archive.hpp"

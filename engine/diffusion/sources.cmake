@@ -15,8 +15,5 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/maisi_embedding_files.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_import.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/reverse_process.cpp
   ${CMAKE_CURRENT_LIST_DIR}/translation_task.cpp)
-# Provenance in generated files: no LibTorch, so the console links it too.
-target_sources(medsynth_provenance PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/generation_provenance.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/volume_provenance.cpp)

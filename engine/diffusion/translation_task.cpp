@@ -11,6 +11,7 @@
 #include "data/counter_rng.hpp"
 #include "data/volume_tensor.hpp"
 #include "diffusion/ldm_task.hpp"
+#include "diffusion/reverse_process.hpp"
 #include "train/validation_means.hpp"
 #include "schedulers/diffusion_scheduler.hpp"
 #include "train/autocast_scope.hpp"
@@ -115,20 +116,11 @@ at::Tensor TranslationTask::translate(const at::Tensor& conditions, std::uint64_
   const auto condition = to_model_range(at::constant_pad_nd(conditions, pad, 0.0)).to(device_);
   std::vector<std::int64_t> shape(condition.sizes().begin(), condition.sizes().end());
   shape[1] = 1;
-  auto gen = at::make_generator<at::CPUGeneratorImpl>(CounterRng{key, k_translation_noise}.next());
-  const auto cpu = at::TensorOptions().dtype(at::kFloat);
-  auto x = at::randn(shape, gen, cpu).to(device_);
-  const double numel = static_cast<double>(shape[2] * shape[3] * shape[4]);
-  const auto steps = scheduler_->inference_timesteps(numel);
-  for (std::size_t s = 0; s < steps.size(); ++s) {
-    const double t = steps[s], next = s + 1 < steps.size() ? steps[s + 1] : -1.0;
-    const auto timesteps = at::full({1}, t, cpu).to(device_);
-    const auto out =
-        unet_->forward(at::cat({condition, x.to(condition.scalar_type())}, 1), timesteps, UnetConditioning{})
-            .to(at::kFloat);
-    const auto noise = scheduler_->stochastic() ? at::randn(shape, gen, cpu).to(device_) : at::Tensor();
-    x = scheduler_->step(out, t, next, x, noise);
-  }
+  SamplingConditioning conditioning;
+  conditioning.concatenated = condition;  // Fast-DDPM: the known contrasts before x, at every step
+  const auto x = reverse_process(*unet_, *scheduler_, shape,
+                                 at::make_generator<at::CPUGeneratorImpl>(CounterRng{key, k_translation_noise}.next()),
+                                 device_, conditioning);
   const auto image = ((x.to(at::kCPU, at::kFloat) + 1.0) * 0.5).clamp(0.0, 1.0);
   return image.slice(2, 0, conditions.size(2)).slice(3, 0, conditions.size(3)).slice(4, 0, conditions.size(4));
 }

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "core/error.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "dist/listen_socket.hpp"
 #include "dist/local_address.hpp"
 #include "dist/worker_process.hpp"

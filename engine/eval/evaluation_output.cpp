@@ -86,9 +86,12 @@ void emit_evaluation_events(const EvaluationReport& report, const EvaluationOpti
   auto value = [](double v) { return std::isfinite(v) ? EventValue(v) : EventValue(nullptr); };
   for (const auto& c : report.memorization.cases)
     if (c.flagged)
-      events.emit(event_schema::memorization, {{"generated", c.generated}, {"nearest", c.nearest_by_ms_ssim}, {"ms_ssim_ratio", value(c.ms_ssim_ratio)},
-                                   {"nearest_by_latent", c.nearest_by_latent}, {"latent_ratio", value(c.latent_ratio)},
-                                   {"threshold", options.memorization_threshold}});
+      events.emit(event_schema::memorization, {{event_schema::key::generated, c.generated},
+                                               {event_schema::key::nearest, c.nearest_by_ms_ssim},
+                                               {"ms_ssim_ratio", value(c.ms_ssim_ratio)},
+                                               {"nearest_by_latent", c.nearest_by_latent},
+                                               {"latent_ratio", value(c.latent_ratio)},
+                                               {"threshold", options.memorization_threshold}});
 }
 
 void write_evaluation_scalars(const EvaluationReport& report, const std::string& tb_dir, std::int64_t step) {

@@ -17,15 +17,17 @@
 namespace medsynth {
 namespace {
 
+namespace key = event_schema::key;
+
 // ordered_json keeps v/type/time/rank first, which makes the file readable by eye.
 using Json = nlohmann::ordered_json;
 
 Json base_event(std::string_view type, int rank) {
   Json j;
-  j["v"] = k_event_schema_version;
-  j["type"] = type;
-  j["time"] = format_iso8601_utc_ms(std::chrono::system_clock::now());
-  j["rank"] = rank;
+  j[key::v] = k_event_schema_version;
+  j[key::type] = type;
+  j[key::time] = format_iso8601_utc_ms(std::chrono::system_clock::now());
+  j[key::rank] = rank;
   return j;
 }
 
@@ -147,27 +149,27 @@ void EventWriter::write_line(const std::string& line) {
 
 void EventWriter::run_started(const RunStartedEvent& e) {
   Json j = base_event(event_schema::run_started, options_.rank);
-  j["run_dir"] = e.run_dir;
-  j["job_name"] = e.job_name;
-  j["task"] = e.task;
-  j["config_hash"] = e.config_hash;
-  j["world_size"] = e.world_size;
-  j["effective_batch"] = e.effective_batch;
-  j["total_steps"] = e.total_steps;
-  j["device"] = e.device;
-  j["extra"] = to_json(e.extra);
+  j[key::run_dir] = e.run_dir;
+  j[key::job_name] = e.job_name;
+  j[key::task] = e.task;
+  j[key::config_hash] = e.config_hash;
+  j[key::world_size] = e.world_size;
+  j[key::effective_batch] = e.effective_batch;
+  j[key::total_steps] = e.total_steps;
+  j[key::device] = e.device;
+  j[key::extra] = to_json(e.extra);
   write_line(serialize(j));
 }
 
 void EventWriter::progress(std::int64_t step, std::int64_t total_steps, std::int64_t epoch, std::int64_t epochs,
                            double samples_per_s, std::optional<double> eta_s) {
   Json j = base_event(event_schema::progress, options_.rank);
-  j["step"] = step;
-  j["total_steps"] = total_steps;
-  j["epoch"] = epoch;
-  j["epochs"] = epochs;
-  j["samples_per_s"] = number_or_null(samples_per_s);
-  j["eta_s"] = eta_s ? number_or_null(*eta_s) : Json(nullptr);
+  j[key::step] = step;
+  j[key::total_steps] = total_steps;
+  j[key::epoch] = epoch;
+  j[key::epochs] = epochs;
+  j[key::samples_per_s] = number_or_null(samples_per_s);
+  j[key::eta_s] = eta_s ? number_or_null(*eta_s) : Json(nullptr);
   write_line(serialize(j));
   if (const auto& f = options_.forward; f.to) {
     const std::int64_t pipeline_step = f.step_offset + step,
@@ -181,10 +183,10 @@ void EventWriter::progress(std::int64_t step, std::int64_t total_steps, std::int
 
 void EventWriter::metric(std::int64_t step, std::string_view name, double value) {
   Json j = base_event(event_schema::metric, options_.rank);
-  j["step"] = step;
-  j["name"] = name;
-  j["value"] = number_or_null(value);
-  if (!std::isfinite(value)) j["nonfinite"] = nonfinite_name(value);
+  j[key::step] = step;
+  j[key::name] = name;
+  j[key::value] = number_or_null(value);
+  if (!std::isfinite(value)) j[key::nonfinite] = nonfinite_name(value);
   write_line(serialize(j));
 
   std::shared_ptr<TensorBoardWriter> tensorboard;
@@ -198,8 +200,8 @@ void EventWriter::metric(std::int64_t step, std::string_view name, double value)
 
 void EventWriter::log(LogLevel level, std::string_view message) {
   Json j = base_event(event_schema::log, options_.rank);
-  j["level"] = to_string(level);
-  j["message"] = message;
+  j[key::level] = to_string(level);
+  j[key::message] = message;
   write_line(serialize(j));
   if (options_.forward.to) options_.forward.to->log(level, "[" + options_.forward.prefix + "] " + std::string(message));
 }
@@ -207,13 +209,13 @@ void EventWriter::log(LogLevel level, std::string_view message) {
 void EventWriter::checkpoint(std::string_view path, std::int64_t step, CheckpointKind kind,
                              std::string_view metric_name, std::optional<double> metric_value) {
   Json j = base_event(event_schema::checkpoint, options_.rank);
-  j["path"] = path;
-  j["step"] = step;
-  j["kind"] = to_string(kind);
-  if (!metric_name.empty()) j["metric"] = metric_name;
+  j[key::path] = path;
+  j[key::step] = step;
+  j[key::kind] = to_string(kind);
+  if (!metric_name.empty()) j[key::metric] = metric_name;
   if (metric_value) {
-    j["value"] = number_or_null(*metric_value);
-    if (!std::isfinite(*metric_value)) j["nonfinite"] = nonfinite_name(*metric_value);
+    j[key::value] = number_or_null(*metric_value);
+    if (!std::isfinite(*metric_value)) j[key::nonfinite] = nonfinite_name(*metric_value);
   }
   write_line(serialize(j));
   if (options_.forward.to) {
@@ -225,38 +227,38 @@ void EventWriter::checkpoint(std::string_view path, std::int64_t step, Checkpoin
 void EventWriter::artifact(std::string_view path, std::string_view kind, std::int64_t step,
                            const EventFields& extra) {
   Json j = base_event(event_schema::artifact, options_.rank);
-  j["path"] = path;
-  j["kind"] = kind;
-  j["step"] = step;
-  j["extra"] = to_json(extra);
+  j[key::path] = path;
+  j[key::kind] = kind;
+  j[key::step] = step;
+  j[key::extra] = to_json(extra);
   write_line(serialize(j));
   if (options_.forward.to) options_.forward.to->artifact(path, kind, step, extra);
 }
 
 void EventWriter::restart(int attempt, std::string_view reason) {
   Json j = base_event(event_schema::restart, options_.rank);
-  j["attempt"] = attempt;
-  j["reason"] = reason;
+  j[key::attempt] = attempt;
+  j[key::reason] = reason;
   write_line(serialize(j));
 }
 
 void EventWriter::run_finished(std::string_view status, const std::map<std::string, double>& final_metrics,
                                double duration_s, const EventFields& extra) {
   Json j = base_event(event_schema::run_finished, options_.rank);
-  j["status"] = status;
+  j[key::status] = status;
   Json metrics = Json::object();
   for (const auto& [name, value] : final_metrics) metrics[name] = number_or_null(value);
-  j["metrics"] = std::move(metrics);
-  j["duration_s"] = number_or_null(duration_s);
-  if (!extra.empty()) j["extra"] = to_json(extra);
+  j[key::metrics] = std::move(metrics);
+  j[key::duration_s] = number_or_null(duration_s);
+  if (!extra.empty()) j[key::extra] = to_json(extra);
   write_line(serialize(j));
 }
 
 void EventWriter::run_failed(ErrorKind kind, std::string_view message, int exit_code) {
   Json j = base_event(event_schema::run_failed, options_.rank);
-  j["error"] = to_string(kind);
-  j["message"] = message;
-  j["exit_code"] = exit_code;
+  j[key::error] = to_string(kind);
+  j[key::message] = message;
+  j[key::exit_code] = exit_code;
   write_line(serialize(j));
 }
 

@@ -18,8 +18,8 @@
 #include <string_view>
 
 #include "core/error.hpp"
-#include "events/event_fields.hpp"
-#include "events/event_schema.hpp"
+#include "contract/event_fields.hpp"
+#include "contract/event_schema.hpp"
 #include "events/log_level.hpp"
 
 namespace medsynth {

@@ -1,5 +1,5 @@
-# Sources of engine/run: run directories and their lock; what a crashed process leaves.
+# Sources of engine/run: a run directory's lock; what a crashed process leaves
+# (the directory's layout is the contract's: contract/run_directory.hpp).
 target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/crash_report.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/run_directory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_lock.cpp)

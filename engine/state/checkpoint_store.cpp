@@ -8,7 +8,7 @@
 #include <regex>
 
 #include "core/error.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 
 namespace fs = std::filesystem;
 

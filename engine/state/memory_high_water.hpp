@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "events/event_fields.hpp"
+#include "contract/event_fields.hpp"
 
 namespace medsynth {
 

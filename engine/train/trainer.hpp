@@ -24,7 +24,7 @@
 
 #include "config/job_spec.hpp"
 #include "events/event_writer.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "train/training_test_hooks.hpp"
 
 namespace medsynth {

@@ -89,19 +89,13 @@ Volume read_volume(const std::string& path, const VolumeReadOptions& options, st
   } else if (ends_with_nocase(path, ".dcm")) {
     throw DataError(path, "is a single DICOM file; pass the folder that holds the series");
   } else {
-    std::string suffixes;
-    for (const auto& suffix : readable_volume_suffixes()) suffixes += suffix + ", ";
-    throw DataError(path, "unsupported file type: expected " + suffixes + "or a folder with a DICOM series");
+    throw DataError(path, "unsupported file type: expected " + std::string(k_volume_file_extensions_text) +
+                              " or a folder with a DICOM series");
   }
 
   if (options.reject_non_finite) reject_non_finite(volume, path);
   if (warnings) warnings->insert(warnings->end(), found.begin(), found.end());
   return volume;
-}
-
-const std::vector<std::string>& readable_volume_suffixes() {
-  static const std::vector<std::string> suffixes{".nii", ".nii.gz", ".nrrd", ".nhdr", ".mha", ".mhd"};
-  return suffixes;
 }
 
 void write_volume(const Volume& volume, const std::string& path, StoredPixel stored) {

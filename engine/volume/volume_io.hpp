@@ -39,11 +39,6 @@ struct VolumeReadOptions {
 Volume read_volume(const std::string& path, const VolumeReadOptions& options = {},
                    std::vector<std::string>* warnings = nullptr);
 
-// The file names read_volume reads, as suffixes (".nii.gz"), for the
-// console's file dialogs and the messages that list them; a DICOM series is
-// read from its folder.
-const std::vector<std::string>& readable_volume_suffixes();
-
 // How write_volume stores the voxels: float32, or int16 rounded to whole
 // values (NV-Generate's image-from-mask output; generate.label_image_int16),
 // or as a label map: uint8 when every value is a whole number 0..255 (MAISI's

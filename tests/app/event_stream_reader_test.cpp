@@ -11,7 +11,7 @@
 #include "app/runs/event_stream_reader.hpp"
 #include "app/runs/run_model.hpp"
 #include "app_test_support.hpp"
-#include "events/event_schema.hpp"
+#include "contract/event_schema.hpp"
 
 using namespace medsynth::app;
 

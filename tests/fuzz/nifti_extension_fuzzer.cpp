@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "diffusion/generation_provenance.hpp"
+#include "contract/generation_provenance.hpp"
 #include "fuzz_support.hpp"
 #include "volume/nifti_extension.hpp"
 #include "volume/nifti_header_guard.hpp"

@@ -148,7 +148,7 @@ max_len[config_json_fuzzer]=8192
 sources[nifti_extension_fuzzer]="tests/fuzz/nifti_extension_fuzzer.cpp engine/volume/nifti_extension.cpp
   engine/volume/nifti_header_guard.cpp engine/volume/nifti_byte_source.cpp engine/volume/nifti_header_fields.cpp
   engine/volume/volume_size_checks.cpp engine/volume/atomic_file.cpp engine/volume/written_nifti_check.cpp
-  engine/volume/write_failure_cause.cpp engine/diffusion/generation_provenance.cpp"
+  engine/volume/write_failure_cause.cpp engine/contract/generation_provenance.cpp"
 extra[nifti_extension_fuzzer]=""
 link[nifti_extension_fuzzer]="-lz -lcrypto"  # generation_provenance: SHA-256 through OpenSSL
 max_len[nifti_extension_fuzzer]=8192

@@ -5,12 +5,12 @@
 #include <QTabWidget>
 
 #include "app/session/run_controller.hpp"
+#include "core/volume_file_names.hpp"
 #include "ui/viewer/compare_widget.hpp"
 #include "ui/viewer/label_studio.hpp"
 #include "ui/viewer/viewer_toolbar.hpp"
 #include "ui/viewer/samples_panel.hpp"
 #include "ui/viewer/volume_viewer_widget.hpp"
-#include "volume/volume_io.hpp"
 
 namespace medsynth::ui {
 namespace {
@@ -20,7 +20,8 @@ constexpr const char* k_owned = "medsynth_volume_tab";
 // (issue 53 item 10).
 QString volume_filter() {
   QStringList patterns;
-  for (const auto& suffix : readable_volume_suffixes()) patterns << "*" + QString::fromStdString(suffix);
+  for (std::string_view suffix : k_volume_file_extensions)
+    patterns << "*" + QString::fromUtf8(suffix.data(), static_cast<qsizetype>(suffix.size()));
   return QObject::tr("Volumes (%1);;All files (*)").arg(patterns.join(' '));
 }
 

@@ -6,7 +6,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "core/error.hpp"
-#include "diffusion/volume_provenance.hpp"
+#include "contract/volume_provenance.hpp"
 
 namespace medsynth::ui {
 

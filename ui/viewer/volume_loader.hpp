@@ -13,7 +13,7 @@
 #include <QObject>
 #include <QStringList>
 
-#include "diffusion/generation_provenance.hpp"
+#include "contract/generation_provenance.hpp"
 #include "ui/viewer/window_level.hpp"
 #include "volume/volume_io.hpp"
 

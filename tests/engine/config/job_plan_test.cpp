@@ -8,11 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "config/job_loader.hpp"
 #include "config/job_plan.hpp"
+#include "config/task_catalog.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -57,6 +59,34 @@ TEST(JobPlan, APipelineIsPlannedAtTheStageThatNeedsTheMost) {
   // A given autoencoder: only the diffusion stage trains.
   EXPECT_EQ(plan_job(load_job_file_with_overrides(ldm, {"ldm.autoencoder_checkpoint=/x.safetensors"})).stage,
             "diffusion stage");
+}
+
+// The planner asks the catalog what a task builds (issue 52): every task is
+// planned, with the networks its entry names; a new task whose entry says it
+// builds nothing fails here instead of going unplanned and unrefused.
+TEST(JobPlan, EveryTaskOfTheCatalogIsPlannedFromWhatItSaysItBuilds) {
+  // The first network of each task's plan (for ldm: its larger stage, here
+  // the diffusion UNet on whole 64^3 phantoms' latents).
+  const std::map<std::string, std::string> first_network{
+      {"autoencoder", "model.autoencoder"}, {"vqgan", "model.vqgan (model.autoencoder's encoder and decoder)"},
+      {"ldm", "model.diffusion_unet"},      {"controlnet", "model.diffusion_unet (frozen)"},
+      {"survival", "model.resnet"},         {"translation", "model.diffusion_unet"}};
+  for (const TaskTraits& traits : task_catalog()) {
+    const std::string name(traits.name);
+    EXPECT_TRUE(traits.first_stage != FirstStageRole::none || traits.diffusion != DiffusionRole::none ||
+                traits.builds_resnet)
+        << name << ": its catalog entry says it builds no network";
+    JobSpec job = quickstart({});
+    job.task = name;
+    const JobPlan plan = plan_job(job);
+    ASSERT_FALSE(plan.networks.empty()) << name;
+    EXPECT_GT(plan.step_macs, 0.0) << name;
+    ASSERT_TRUE(first_network.count(name)) << name << ": a task this test does not know yet";
+    EXPECT_EQ(plan.networks.front().name, first_network.at(name)) << name;
+  }
+  JobSpec unknown = quickstart({});
+  unknown.task = "segmentation";
+  EXPECT_TRUE(plan_job(unknown).networks.empty());
 }
 
 double peak_gib(const test::ProcessResult& r) {

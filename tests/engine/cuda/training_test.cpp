@@ -20,7 +20,7 @@
 #include "engine/train/event_log.hpp"
 #include "engine/train/tiny_job.hpp"
 #include "engine/train/trainer_runs.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "support/temp_dir.hpp"
 #include "train/autocast_scope.hpp"
 #include "train/autoencoder_task.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "diffusion/generation_provenance.hpp"
+#include "contract/generation_provenance.hpp"
 #include "support/temp_dir.hpp"
 
 namespace medsynth {

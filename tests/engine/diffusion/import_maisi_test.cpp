@@ -31,7 +31,7 @@
 #include "diffusion/latent_autoencoder.hpp"
 #include "diffusion/maisi_import.hpp"
 #include "models/diffusion_model_unet.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 #include "support/volume_in_space.hpp"

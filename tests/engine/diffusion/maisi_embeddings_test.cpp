@@ -24,7 +24,7 @@
 #include "diffusion/latent_files.hpp"
 #include "diffusion/ldm_task.hpp"
 #include "diffusion/maisi_import.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "state/tensor_file.hpp"
 #include "support/child_process.hpp"
 #include "support/nv_generate_embedding.hpp"

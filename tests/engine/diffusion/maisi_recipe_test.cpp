@@ -31,7 +31,7 @@
 #include "diffusion/maisi_import.hpp"
 #include "models/controlnet_maisi.hpp"
 #include "models/diffusion_model_unet.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "schedulers/diffusion_scheduler.hpp"
 #include "state/tensor_file.hpp"
 #include "state/training_state.hpp"

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "diffusion/maisi_import.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "state/tensor_file.hpp"
 #include "support/brats_cases.hpp"
 #include "support/child_process.hpp"

@@ -32,7 +32,7 @@ target_compile_definitions(diffusion_import_maisi_test PRIVATE MEDSYNTH_DIFFUSIO
 # The provenance reader (torch-free, as the console links it).
 medsynth_add_test(NAME generation_provenance_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/generation_provenance_test.cpp
-  LIBS medsynth_provenance nlohmann_json::nlohmann_json
+  LIBS medsynth_contract nlohmann_json::nlohmann_json
   LABELS unit)
 # Issue 34: an import-maisi run fine-tuned on two ranks through launch, each
 # rank then generating its image (the miniature NV-Generate folder).

@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "support/brats_cases.hpp"
 #include "support/child_process.hpp"
 #include "support/png_reader.hpp"

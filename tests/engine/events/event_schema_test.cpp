@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "events/event_schema.hpp"
+#include "contract/event_schema.hpp"
 #include "events/event_writer.hpp"
 #include "support/temp_dir.hpp"
 

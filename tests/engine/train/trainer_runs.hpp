@@ -11,7 +11,7 @@
 
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "state/tensor_file.hpp"
 #include "train/trainer.hpp"
 #include "volume/atomic_file.hpp"

@@ -9,7 +9,7 @@
 
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 #include "support/temp_dir.hpp"
 #include "train/event_log.hpp"
 #include "state/tensor_file.hpp"

@@ -21,7 +21,7 @@
 #include <QToolButton>
 #include <QtTest>
 
-#include "diffusion/generation_provenance.hpp"
+#include "contract/generation_provenance.hpp"
 #include "ui/viewer/dicom_export_dialog.hpp"
 #include "ui/viewer/viewer_toolbar.hpp"
 #include "ui/viewer/volume_viewer_widget.hpp"

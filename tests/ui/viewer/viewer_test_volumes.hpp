@@ -7,7 +7,7 @@
 #include <QPointF>
 #include <QString>
 
-#include "diffusion/generation_provenance.hpp"
+#include "contract/generation_provenance.hpp"
 #include "ui/viewer/volume_geometry.hpp"
 #include "volume/volume.hpp"
 

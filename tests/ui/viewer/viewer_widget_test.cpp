@@ -20,7 +20,7 @@
 #include <vtkRendererCollection.h>
 
 #include "app/runs/run_model.hpp"
-#include "diffusion/generation_provenance.hpp"
+#include "contract/generation_provenance.hpp"
 #include "volume/nifti_extension.hpp"
 #include "itk_fixtures.hpp"
 #include "ui/viewer/slice_scene.hpp"

@@ -27,8 +27,7 @@ class EventValue {
   EventValue(bool v) : value_(v) {}
   // Any integer type (int, long, std::size_t, ...) without narrowing surprises.
   template <std::integral T>
-    requires(!std::same_as<T, bool>)
-  EventValue(T v) {
+  requires(!std::same_as<T, bool>) EventValue(T v) {
     if constexpr (std::is_signed_v<T>)
       value_ = static_cast<std::int64_t>(v);
     else

@@ -1,4 +1,4 @@
-#include "run/run_directory.hpp"
+#include "contract/run_directory.hpp"
 
 #include <chrono>
 #include <ctime>
@@ -22,7 +22,8 @@ std::string timestamp() {
 
 std::string safe_name(const std::string& name) {
   std::string out;
-  for (char c : name) out.push_back((std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_');
+  for (char c : name)
+    out.push_back((std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_');
   return out.empty() ? "job" : out;
 }
 
@@ -39,7 +40,8 @@ RunDirectory create_run_directory(const std::string& runs_dir, const std::string
     root = base + "-" + std::to_string(n);
   }
   RunDirectory run{fs::absolute(root).lexically_normal().string()};
-  for (const auto& sub : {run.logs_dir(), run.checkpoints_dir(), run.embedding_dir(), run.output_dir(), run.tensorboard_dir()}) {
+  for (const auto& sub :
+       {run.logs_dir(), run.checkpoints_dir(), run.embedding_dir(), run.output_dir(), run.tensorboard_dir()}) {
     fs::create_directories(sub, ec);
     if (ec) throw RuntimeError("cannot create " + sub + ": " + ec.message());
   }
@@ -48,10 +50,10 @@ RunDirectory create_run_directory(const std::string& runs_dir, const std::string
 
 RunDirectory open_run_directory(const std::string& root) {
   RunDirectory run{fs::absolute(root).lexically_normal().string()};
-  if (!fs::is_regular_file(run.job_file()))
-    throw UsageError(root + ": not a run directory (no job.yaml)");
+  if (!fs::is_regular_file(run.job_file())) throw UsageError(root + ": not a run directory (no job.yaml)");
   std::error_code ec;
-  for (const auto& sub : {run.logs_dir(), run.checkpoints_dir(), run.embedding_dir(), run.output_dir(), run.tensorboard_dir()})
+  for (const auto& sub :
+       {run.logs_dir(), run.checkpoints_dir(), run.embedding_dir(), run.output_dir(), run.tensorboard_dir()})
     fs::create_directories(sub, ec);
   return run;
 }

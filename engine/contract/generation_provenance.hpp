@@ -24,13 +24,13 @@ struct GenerationProvenance {
   std::string hash_algorithm = k_provenance_hash;     // of every *_hash below: "sha256" (or a legacy "fnv1a64")
   std::string unet_checkpoint, unet_checkpoint_hash;  // absolute path; the hash of its bytes
   std::string autoencoder_checkpoint, autoencoder_checkpoint_hash;
-  double scale_factor = 1.0;                                         // latent scale (RUN/embedding/scale_factor.json)
-  std::string scheduler;                                             // scheduler.kind
+  double scale_factor = 1.0;  // latent scale (RUN/embedding/scale_factor.json)
+  std::string scheduler;      // scheduler.kind
   int num_inference_steps = 0;
   std::int64_t seed = 0;
   int rank = 0, world_size = 1;
-  int threads = 1;                                                   // intra-op threads of the process that made it
-  std::string device;                                                // "cpu", "cuda:0"
+  int threads = 1;     // intra-op threads of the process that made it
+  std::string device;  // "cpu", "cuda:0"
   // The volume's units: "ct" (Hounsfield units) or "mri" (data.modality's
   // spellings); empty in files made before it was recorded. The viewer picks
   // its presets from it instead of guessing from the intensities.
@@ -44,8 +44,8 @@ struct GenerationProvenance {
 };
 
 std::string provenance_json(const GenerationProvenance& p);
-// nullopt when `text` is not a medsynth provenance; DataError(source, ...) when it is one with a missing or mistyped field.
-// Its threads are at most this many (a thread pool of the recorded size is built).
+// nullopt when `text` is not a medsynth provenance; DataError(source, ...) when it is one with a missing or mistyped
+// field. Its threads are at most this many (a thread pool of the recorded size is built).
 inline constexpr int k_max_provenance_threads = 1024;
 // nullopt: not a medsynth provenance. DataError naming `source` for one whose
 // fields are missing, of the wrong type or out of range.

@@ -1,11 +1,17 @@
 // The run directory of ARCHITECTURE.md: runs/<name>-<YYYYmmdd-HHMMSS>/ with
 // job.yaml, events.jsonl, logs/, checkpoints/, embedding/, output/, tb/.
 // Created by the CLI's train verb before the trainer starts; reopened for --resume.
+// Part of the engine/console contract (medsynth_contract): no LibTorch, no Qt.
 #pragma once
 
 #include <string>
 
 namespace medsynth {
+
+// The job a run was started with, and its event stream (docs/events.md):
+// the files by which the console knows a folder for a run.
+inline constexpr const char* k_job_file = "job.yaml";
+inline constexpr const char* k_events_file = "events.jsonl";
 
 // The file name of a run's last checkpoint: what --resume, a restarted
 // worker and generate read; written here once.
@@ -21,8 +27,8 @@ inline constexpr const char* k_controlnet_stage = "controlnet";
 
 struct RunDirectory {
   std::string root;
-  std::string job_file() const { return root + "/job.yaml"; }
-  std::string events_file() const { return root + "/events.jsonl"; }
+  std::string job_file() const { return root + "/" + k_job_file; }
+  std::string events_file() const { return root + "/" + k_events_file; }
   std::string logs_dir() const { return root + "/logs"; }
   std::string rank_log(int rank) const { return logs_dir() + "/rank" + std::to_string(rank) + ".log"; }
   std::string checkpoints_dir() const { return root + "/checkpoints"; }

@@ -1,4 +1,4 @@
-#include "diffusion/volume_provenance.hpp"
+#include "contract/volume_provenance.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "diffusion/generation_provenance.hpp"
+#include "contract/generation_provenance.hpp"
 
 namespace medsynth {
 

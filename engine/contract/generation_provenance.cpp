@@ -1,4 +1,4 @@
-#include "diffusion/generation_provenance.hpp"
+#include "contract/generation_provenance.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -77,16 +77,19 @@ std::optional<GenerationProvenance> parse_provenance(const std::string& text, co
     const auto integer = [&](const char* key, std::int64_t lo, std::int64_t hi) {
       const auto& v = p.at(key);
       // An unsigned value past int64's range would wrap in get<int64_t> (found by tests/fuzz).
-      const bool representable = v.is_number_integer() &&
-                                 (!v.is_number_unsigned() || v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+      const bool representable =
+          v.is_number_integer() &&
+          (!v.is_number_unsigned() ||
+           v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
       if (!representable || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
-        throw DataError(source, std::string("medsynth provenance: ") + key + " is " + v.dump() + "; expected an integer in " +
-                                    std::to_string(lo) + ".." + std::to_string(hi));
+        throw DataError(source, std::string("medsynth provenance: ") + key + " is " + v.dump() +
+                                    "; expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
       return v.get<std::int64_t>();
     };
     const auto& scale = p.at("scale_factor");
     if (!scale.is_number() || !(scale.get<double>() > 0) || !std::isfinite(scale.get<double>()))
-      throw DataError(source, "medsynth provenance: scale_factor is " + scale.dump() + "; expected a finite number > 0");
+      throw DataError(source,
+                      "medsynth provenance: scale_factor is " + scale.dump() + "; expected a finite number > 0");
     out.scale_factor = scale.get<double>();
     out.scheduler = p.at("scheduler");
     out.num_inference_steps = static_cast<int>(integer("num_inference_steps", 1, 100000));
