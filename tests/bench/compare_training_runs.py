@@ -13,7 +13,9 @@ builds. Used for issue 23 (the training core), e.g.
   tests/bench/compare_training_runs.py --before /work/main/build/bin/medsynth-engine \
       --after build/bin/medsynth-engine --work /tmp/bitcmp
 
-The "maisi-generate" case imports the miniature NV-Generate folder of
+The "translation" case writes four BraTS 2023 case folders, trains the
+Fast-DDPM translation on them and translates every case with generate (the
+sampling loop with the known contrasts concatenated). The "maisi-generate" case imports the miniature NV-Generate folder of
 tests/engine/diffusion/data (import-maisi), then generates with it on two
 ranks, plain and steered by a label map (the ControlNet): every voxel of every
 written NIfTI is compared (the provenance extension names times and paths and
@@ -74,6 +76,15 @@ CASES = {
 
 MAISI_DATA = os.path.join(SOURCE, "tests", "engine", "diffusion", "data")
 MAISI_CASE = "maisi-generate"
+TRANSLATION_CASE = "translation"
+SPECIAL_CASES = [MAISI_CASE, TRANSLATION_CASE]
+# Fast-DDPM's translation at toy size (as tests/engine/diffusion/translation_test.cpp trains it).
+TRANSLATION_OVERRIDES = ["model.diffusion_unet.channels=[8,16]", "model.diffusion_unet.num_res_blocks=[1,1]",
+                         "model.diffusion_unet.attention_levels=[false,false]",
+                         "model.diffusion_unet.num_head_channels=[0,0]", "model.diffusion_unet.norm_num_groups=4",
+                         "data.patch_size=[16,16,16]", "data.val_fraction=0.25", "training.max_steps=12",
+                         "training.gradient_accumulation_steps=1", "training.val_every_steps=6",
+                         "training.val_max_volumes=1", "training.device=cpu"]
 
 
 def write_nifti(path, xyz, spacing):
@@ -114,6 +125,45 @@ def run_maisi_case(binary, work, side):
     return os.path.join(keep(runs, work, side, MAISI_CASE), "run")
 
 
+def write_brats_cases(root, cases=4, size=(20, 20, 16)):
+    """BraTS 2023 case folders (t1n, t1c, t2w, t2f, seg) of a sphere of brain, a ventricle box and a lesion."""
+    intensity = [(0, 600, 200, 400), (0, 600, 200, 900), (0, 400, 900, 700), (0, 500, 100, 950)]
+    nx, ny, nz = size
+    for n in range(cases):
+        case = f"BraTS-GLI-{n:05d}-000"
+        os.makedirs(os.path.join(root, case))
+        lx, ly, lz = nx / 2 + (3 if n % 2 else -3), ny / 2 + (n % 3 - 1) * 2.5, nz / 2 + (-2 if n % 2 else 2)
+        tissue = [[[0] * nz for _ in range(ny)] for _ in range(nx)]
+        for x in range(nx):
+            for y in range(ny):
+                for z in range(nz):
+                    bx, by, bz = (x - nx / 2) / (0.42 * nx), (y - ny / 2) / (0.42 * ny), (z - nz / 2) / (0.42 * nz)
+                    t = 1 if bx * bx + by * by + bz * bz < 1 else 0
+                    if abs(x - nx / 2) < 1.5 and abs(y - ny / 2) < 2.5 and abs(z - nz / 2) < 2.5:
+                        t = 2
+                    if ((x - lx) ** 2 + (y - ly) ** 2 + (z - lz) ** 2) ** 0.5 < 2.2:
+                        t = 3
+                    tissue[x][y][z] = t
+        for c, suffix in enumerate(["t1n", "t1c", "t2w", "t2f", "seg"]):
+            values = tissue if suffix == "seg" else \
+                [[[intensity[c][tissue[x][y][z]] + 5.0 * ((x * 7 + y * 3 + z + n + c) % 5) for z in range(nz)]
+                  for y in range(ny)] for x in range(nx)]
+            write_nifti(os.path.join(root, case, f"{case}-{suffix}.nii"), values, (1.0, 1.0, 1.0))
+
+
+def run_translation_case(binary, work, side):
+    """Trains the translation task on BraTS case folders, then generate translates every case."""
+    runs = fresh_folder(work, TRANSLATION_CASE)
+    data = os.path.join(runs, "BraTS2023")
+    write_brats_cases(data)
+    job = os.path.join(SOURCE, "resources", "jobs", "fast-ddpm-brats.yaml")
+    run_or_exit(TRANSLATION_CASE, [binary, "train", job, *COMMON, *TRANSLATION_OVERRIDES, "--data", data,
+                                   "--runs-dir", os.path.join(runs, "runs"), "--no-progress", "--quiet"], cwd=runs)
+    (run_name,) = os.listdir(os.path.join(runs, "runs"))
+    run_or_exit(TRANSLATION_CASE, [binary, "generate", os.path.join(runs, "runs", run_name)], cwd=runs)
+    return os.path.join(keep(runs, work, side, TRANSLATION_CASE), "runs", run_name)
+
+
 def fresh_folder(work, name):
     """work/running/NAME, empty: the same path for both binaries (a job's runs_dir is part of its config hash)."""
     runs = os.path.join(work, "running", name)
@@ -150,6 +200,8 @@ def run_case(binary, name, work, side):
     """Runs one case in work/running/NAME, then moves it to work/SIDE/NAME."""
     if name == MAISI_CASE:
         return run_maisi_case(binary, work, side)
+    if name == TRANSLATION_CASE:
+        return run_translation_case(binary, work, side)
     job, overrides, extra = CASES[name]
     runs = fresh_folder(work, name)
     launch = []
@@ -277,15 +329,19 @@ def main():
     p.add_argument("--reuse-before", action="store_true", help="keep the before runs of an earlier call")
     p.add_argument("--added-line", action="append", default=[],
                    help="a line only the after build's resolved job holds (a new field at its default)")
-    default = [c for c in CASES if c != "vqgan-gan"] + [MAISI_CASE]
-    p.add_argument("--cases", default=",".join(default), help="comma-separated subset of " + ",".join([*CASES, MAISI_CASE]))
+    default = [c for c in CASES if c != "vqgan-gan"] + SPECIAL_CASES
+    p.add_argument("--cases", default=",".join(default), help="comma-separated subset of " + ",".join([*CASES, *SPECIAL_CASES]))
     a = p.parse_args()
     ok = True
     for name in a.cases.split(","):
         before_root = os.path.join(a.work, "before", name)
         if a.reuse_before and os.path.isdir(before_root) and os.listdir(before_root):
-            before = os.path.join(before_root, "run") if name == MAISI_CASE else \
-                os.path.join(before_root, os.listdir(before_root)[0])
+            if name == MAISI_CASE:
+                before = os.path.join(before_root, "run")
+            elif name == TRANSLATION_CASE:
+                before = os.path.join(before_root, "runs", os.listdir(os.path.join(before_root, "runs"))[0])
+            else:
+                before = os.path.join(before_root, os.listdir(before_root)[0])
         else:
             before = run_case(a.before, name, a.work, "before")
         after = run_case(a.after, name, a.work, "after")

@@ -36,6 +36,8 @@ constexpr ToolRow k_tools[] = {
     {LabelTool::eraser, "tool_eraser", "Eraser", "E", "Set a disc of the slice back to 0 (background)"},
     {LabelTool::fill, "tool_fill", "Fill", "F",
      "Fill the connected region of the clicked label on this slice with the chosen label"},
+    {LabelTool::sphere, "tool_sphere", "Sphere", "S",
+     "Paint the chosen label in a ball of the brush radius around the voxel under the mouse (3D)"},
 };
 
 }  // namespace
@@ -77,6 +79,12 @@ LabelEditToolbar::LabelEditToolbar(QWidget* parent) : QToolBar(tr("Label editing
   radius_->setToolTip(tr("The brush and eraser radius on the slice (0: one voxel)"));
   addWidget(radius_);
   connect(radius_, &QDoubleSpinBox::valueChanged, this, &LabelEditToolbar::radius_chosen);
+
+  fill_between_ = addAction(tr("Fill between slices"), this, &LabelEditToolbar::fill_between_slices_requested);
+  fill_between_->setObjectName(QStringLiteral("fill_between_slices"));
+  fill_between_->setToolTip(
+      tr("Give the slices between painted ones of the chosen label the shape that morphs from one to the next "
+         "(along the last painted view's axis; only background voxels change; one undo step)"));
 
   addSeparator();
   undo_ = addAction(tr("Undo"), this, &LabelEditToolbar::undo_requested);

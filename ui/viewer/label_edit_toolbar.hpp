@@ -52,6 +52,7 @@ class LabelEditToolbar : public QToolBar {
   void tool_chosen(medsynth::ui::LabelTool tool);
   void label_chosen(int value);
   void radius_chosen(double radius_mm);
+  void fill_between_slices_requested();
   void undo_requested();
   void redo_requested();
   void save_requested();
@@ -60,7 +61,8 @@ class LabelEditToolbar : public QToolBar {
   void generate_requested();
 
  private:
-  QAction* tools_[4] = {};
+  QAction* tools_[5] = {};  // by LabelTool
+  QAction* fill_between_ = nullptr;
   QComboBox* label_box_ = nullptr;
   QDoubleSpinBox* radius_ = nullptr;
   QAction* undo_ = nullptr;

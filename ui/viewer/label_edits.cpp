@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "ui/viewer/label_interpolation.hpp"
+
 namespace medsynth::ui {
 
 namespace {
@@ -22,6 +24,16 @@ std::array<int, 2> plane_axes(int normal_axis) {
 
 std::size_t offset_of(const Volume& v, const LabelVoxel& x) {
   return v.index(static_cast<std::size_t>(x[0]), static_cast<std::size_t>(x[1]), static_cast<std::size_t>(x[2]));
+}
+
+// The voxel at in-plane pixel (i, j) of slice `index` normal to `normal_axis`.
+LabelVoxel slice_voxel(int normal_axis, std::int64_t index, std::size_t i, std::size_t j) {
+  const auto [a, b] = plane_axes(normal_axis);
+  LabelVoxel v{};
+  v[static_cast<std::size_t>(normal_axis)] = index;
+  v[static_cast<std::size_t>(a)] = static_cast<std::int64_t>(i);
+  v[static_cast<std::size_t>(b)] = static_cast<std::int64_t>(j);
+  return v;
 }
 
 }  // namespace
@@ -161,6 +173,70 @@ int normal_index_axis(const Volume& volume, const std::array<double, 3>& world_n
     }
   }
   return best;
+}
+
+std::vector<std::size_t> LabelEdits::paint_sphere(const LabelVoxel& center, double radius_mm, float value) {
+  std::vector<std::size_t> changed;
+  if (!inside(center)) return changed;
+  radius_mm = std::max(radius_mm, 0.0);
+  std::array<std::int64_t, 3> reach{};
+  for (std::size_t a = 0; a < 3; ++a) reach[a] = static_cast<std::int64_t>(std::floor(radius_mm / labels_->spacing[a]));
+  for (std::int64_t dz = -reach[2]; dz <= reach[2]; ++dz)
+    for (std::int64_t dy = -reach[1]; dy <= reach[1]; ++dy)
+      for (std::int64_t dx = -reach[0]; dx <= reach[0]; ++dx) {
+        const double mx = static_cast<double>(dx) * labels_->spacing[0];
+        const double my = static_cast<double>(dy) * labels_->spacing[1];
+        const double mz = static_cast<double>(dz) * labels_->spacing[2];
+        if (mx * mx + my * my + mz * mz > radius_mm * radius_mm) continue;
+        const LabelVoxel v{center[0] + dx, center[1] + dy, center[2] + dz};
+        if (inside(v)) set(offset_of(*labels_, v), value, changed);
+      }
+  if (!in_stroke_) close_step();
+  return changed;
+}
+
+std::vector<char> LabelEdits::slice_mask(int normal_axis, std::int64_t index, float value) const {
+  const auto [a, b] = plane_axes(normal_axis);
+  const std::size_t w = labels_->size[static_cast<std::size_t>(a)], h = labels_->size[static_cast<std::size_t>(b)];
+  std::vector<char> mask(w * h);
+  for (std::size_t j = 0; j < h; ++j)
+    for (std::size_t i = 0; i < w; ++i)
+      mask[j * w + i] = labels_->voxels[offset_of(*labels_, slice_voxel(normal_axis, index, i, j))] == value;
+  return mask;
+}
+
+std::vector<std::size_t> LabelEdits::fill_between_slices(int normal_axis, float value) {
+  std::vector<std::size_t> changed;
+  if (normal_axis < 0 || normal_axis > 2 || value == 0.0f) return changed;
+  const auto [a, b] = plane_axes(normal_axis);
+  const SliceGrid grid{labels_->size[static_cast<std::size_t>(a)], labels_->size[static_cast<std::size_t>(b)],
+                       labels_->spacing[static_cast<std::size_t>(a)], labels_->spacing[static_cast<std::size_t>(b)]};
+  std::vector<std::int64_t> painted;
+  const auto depth = static_cast<std::int64_t>(labels_->size[static_cast<std::size_t>(normal_axis)]);
+  for (std::int64_t k = 0; k < depth; ++k) {
+    const auto mask = slice_mask(normal_axis, k, value);
+    if (std::find(mask.begin(), mask.end(), 1) != mask.end()) painted.push_back(k);
+  }
+  const bool was_in_stroke = in_stroke_;
+  in_stroke_ = true;  // every slice filled is one step
+  for (std::size_t p = 0; p + 1 < painted.size(); ++p) {
+    const std::int64_t k0 = painted[p], k1 = painted[p + 1];
+    if (k1 - k0 < 2) continue;
+    const auto from = signed_distance(slice_mask(normal_axis, k0, value), grid);
+    const auto to = signed_distance(slice_mask(normal_axis, k1, value), grid);
+    for (std::int64_t k = k0 + 1; k < k1; ++k) {
+      const auto mask = interpolated_mask(from, to, static_cast<double>(k - k0) / static_cast<double>(k1 - k0));
+      for (std::size_t j = 0; j < grid.height; ++j)
+        for (std::size_t i = 0; i < grid.width; ++i) {
+          if (!mask[j * grid.width + i]) continue;
+          const std::size_t offset = offset_of(*labels_, slice_voxel(normal_axis, k, i, j));
+          if (labels_->voxels[offset] == 0.0f) set(offset, value, changed);
+        }
+    }
+  }
+  in_stroke_ = was_in_stroke;
+  if (!in_stroke_) close_step();
+  return changed;
 }
 
 }  // namespace medsynth::ui

@@ -19,7 +19,7 @@
 
 namespace medsynth::ui {
 
-enum class LabelTool { navigate, brush, eraser, fill };
+enum class LabelTool { navigate, brush, eraser, fill, sphere };  // sphere: the 3D brush
 
 // A voxel of the grid as x, y, z indices.
 using LabelVoxel = std::array<std::int64_t, 3>;
@@ -47,6 +47,16 @@ class LabelEdits {
   // Writes `value` into the 4-connected region of the seed's label on its
   // slice normal to `normal_axis`.
   std::vector<std::size_t> fill(int normal_axis, const LabelVoxel& seed, float value);
+  // The 3D brush (issue 55): `value` into every voxel whose centre lies
+  // within radius_mm of the centre's, in millimetres on the grid's spacing
+  // (a ball, not a cube of slices, on anisotropic grids too).
+  std::vector<std::size_t> paint_sphere(const LabelVoxel& center, double radius_mm, float value);
+  // Fill between slices (Slicer's Segment Editor): along `normal_axis`,
+  // every run of slices without `value` between two slices with it gets the
+  // shape that morphs between the two (ui/viewer/label_interpolation.hpp),
+  // written only where the map is 0 so that no other label is overwritten.
+  // One undo step.
+  std::vector<std::size_t> fill_between_slices(int normal_axis, float value);
 
   bool can_undo() const { return !undo_.empty(); }
   bool can_redo() const { return !redo_.empty(); }
@@ -69,6 +79,8 @@ class LabelEdits {
     std::uint64_t revision_after = 0;
   };
   bool inside(const LabelVoxel& v) const;
+  // The slice `index` normal to `normal_axis`: where the map holds `value`.
+  std::vector<char> slice_mask(int normal_axis, std::int64_t index, float value) const;
   void set(std::size_t offset, float value, std::vector<std::size_t>& changed);
   void close_step();
 

@@ -48,6 +48,15 @@ void LabelPainter::redo() {
   emit stroke_finished();
 }
 
+void LabelPainter::fill_between_slices() {
+  LabelEdits* edits = overlay()->edit();
+  if (!edits) return;
+  const std::vector<std::size_t> changed = edits->fill_between_slices(stroke_axis_, static_cast<float>(label_));
+  if (changed.empty()) return;
+  overlay()->redraw_voxels(changed);
+  emit stroke_finished();
+}
+
 int LabelPainter::normal_axis_of(const SliceView* view) const {
   const auto volume = viewer_->volume();
   return volume ? normal_index_axis(*volume, view_axes(view->orientation()).projection) : 2;
@@ -66,6 +75,9 @@ void LabelPainter::apply_at(int normal_axis, const Index3& index) {
       break;
     case LabelTool::fill:
       changed = edits->fill(normal_axis, index, static_cast<float>(label_));
+      break;
+    case LabelTool::sphere:
+      changed = edits->paint_sphere(index, radius_mm_, static_cast<float>(label_));
       break;
     case LabelTool::navigate:
       break;

@@ -41,6 +41,9 @@ class LabelPainter : public QObject {
   void set_radius_mm(double radius);  // >= 0: 0 paints one voxel
   void undo();
   void redo();
+  // Fill between slices of the chosen label along the last stroke's axis
+  // (LabelEdits::fill_between_slices); one undo step.
+  void fill_between_slices();
 
  signals:
   // A stroke, a fill, an undo or a redo changed the map.

@@ -94,6 +94,7 @@ void LabelStudio::connect_toolbar() {
   connect(toolbar_, &LabelEditToolbar::tool_chosen, painter_, &LabelPainter::set_tool);
   connect(toolbar_, &LabelEditToolbar::label_chosen, painter_, &LabelPainter::set_label);
   connect(toolbar_, &LabelEditToolbar::radius_chosen, painter_, &LabelPainter::set_radius_mm);
+  connect(toolbar_, &LabelEditToolbar::fill_between_slices_requested, painter_, &LabelPainter::fill_between_slices);
   connect(toolbar_, &LabelEditToolbar::undo_requested, painter_, &LabelPainter::undo);
   connect(toolbar_, &LabelEditToolbar::redo_requested, painter_, &LabelPainter::redo);
   connect(toolbar_, &LabelEditToolbar::save_requested, this, [this] { save(); });

@@ -5,7 +5,10 @@
 // saved state, and the editor never picks the file a map came from.
 #include <QtTest>
 
+#include <cmath>
+
 #include "ui/viewer/label_edits.hpp"
+#include "ui/viewer/label_interpolation.hpp"
 #include "ui/viewer/label_map.hpp"
 
 using namespace medsynth;
@@ -155,6 +158,85 @@ class ViewerLabelEditsTest : public QObject {
     QCOMPARE(edited_label_path("/d/ct-painted_label.nii.gz", "/d/ct.nii.gz"),
              QStringLiteral("/d/ct-painted_label.nii.gz"));
     QVERIFY(edited_label_path({}, {}).isEmpty());
+  }
+
+  // Issue 55: the 3D brush is a ball in millimetres. On a 1 x 1 x 2 mm grid
+  // an 8 mm ball holds every voxel centre within 8 mm and no other, and its
+  // volume is the sphere's within its discretisation (a few percent at 8
+  // voxels of radius); one call is one undo step.
+  void the_sphere_brush_is_a_ball_in_millimetres() {
+    auto labels = grid({24, 24, 12}, {1.0, 1.0, 2.0});
+    LabelEdits edits(labels);
+    const LabelVoxel c{12, 12, 6};
+    const auto changed = edits.paint_sphere(c, 8.0, 3.0f);
+    int inside = 0;
+    for (std::size_t z = 0; z < 12; ++z)
+      for (std::size_t y = 0; y < 24; ++y)
+        for (std::size_t x = 0; x < 24; ++x) {
+          const double d = std::hypot(double(x) - 12.0, double(y) - 12.0, 2.0 * (double(z) - 6.0));
+          QCOMPARE(labels->at(x, y, z) == 3.0f, d <= 8.0);
+          inside += d <= 8.0;
+        }
+    QCOMPARE(int(changed.size()), inside);
+    const double volume = 2.0 * inside, sphere = 4.0 / 3.0 * M_PI * 512.0;
+    QVERIFY2(std::fabs(volume - sphere) / sphere < 0.05, qPrintable(QString::number(volume / sphere)));
+    QCOMPARE(labels->at(12, 12, 10), 3.0f);  // 8 mm along z: 4 slices
+    QCOMPARE(labels->at(12, 12, 11), 0.0f);
+    QVERIFY(edits.can_undo());
+    edits.undo();
+    QCOMPARE(count_value(*labels, 3.0f), 0);
+  }
+
+  // Fill between slices on known shapes: a disc of 10 mm on slice 0 and a
+  // concentric disc of 4 mm on slice 12 give the cone between them, each
+  // slice a disc whose radius shrinks linearly (within a voxel of the
+  // cone's), nothing outside it, other labels kept, and one undo step.
+  void fill_between_slices_interpolates_two_discs_into_their_cone() {
+    auto labels = grid({32, 32, 13}, {1.0, 1.0, 1.0});
+    LabelEdits edits(labels);
+    edits.paint(2, {16, 16, 0}, 10.0, 5.0f);
+    edits.paint(2, {16, 16, 12}, 4.0, 5.0f);
+    labels->at(16, 16, 6) = 9.0f;  // another label at the cone's axis is kept
+    const auto disc_count = [](double r) {
+      int n = 0;
+      for (int y = -16; y < 16; ++y)
+        for (int x = -16; x < 16; ++x) n += x * x + y * y <= r * r;
+      return n;
+    };
+    const auto changed = edits.fill_between_slices(2, 5.0f);
+    QVERIFY(!changed.empty());
+    int previous = disc_count(10.0) + 1;
+    for (std::size_t z = 1; z < 12; ++z) {
+      const double r = 10.0 - 6.0 * double(z) / 12.0;
+      int n = 0;
+      for (std::size_t y = 0; y < 32; ++y)
+        for (std::size_t x = 0; x < 32; ++x) {
+          if (labels->at(x, y, z) != 5.0f) continue;
+          ++n;
+          const double d = std::hypot(double(x) - 16.0, double(y) - 16.0);
+          QVERIFY2(d <= r + 1.0, qPrintable(QStringLiteral("slice %1: voxel at %2 mm, cone %3").arg(z).arg(d).arg(r)));
+        }
+      if (z == 6) ++n;  // the other label's voxel
+      QVERIFY2(n >= disc_count(r - 1.0) && n <= disc_count(r + 1.0),
+               qPrintable(QStringLiteral("slice %1: %2").arg(z).arg(n)));
+      QVERIFY(n <= previous);
+      previous = n;
+    }
+    QCOMPARE(labels->at(16, 16, 6), 9.0f);
+    edits.undo();
+    for (std::size_t z = 1; z < 12; ++z) QCOMPARE(labels->at(16, 16, z), z == 6 ? 9.0f : 0.0f);
+    QCOMPARE(labels->at(16, 16, 0), 5.0f);  // the painted slices are the stroke before
+  }
+
+  // The distance map is exact Euclidean in millimetres on anisotropic pixels.
+  void the_distance_map_is_euclidean_in_millimetres() {
+    const SliceGrid g{7, 5, 1.0, 2.0};
+    std::vector<char> mask(g.count(), 0);
+    mask[2 * 7 + 3] = 1;  // pixel (3, 2)
+    const auto d = distance_to_mask(mask, g);
+    for (std::size_t y = 0; y < 5; ++y)
+      for (std::size_t x = 0; x < 7; ++x)
+        QVERIFY(std::fabs(d[y * 7 + x] - std::hypot(double(x) - 3.0, 2.0 * (double(y) - 2.0))) < 1e-9);
   }
 
   void a_null_or_inconsistent_map_is_refused() {

@@ -19,6 +19,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <set>
+
 #include "ui/viewer/label_edit_toolbar.hpp"
 #include "ui/viewer/label_map.hpp"
 #include "ui/viewer/label_overlay_controller.hpp"
@@ -228,6 +230,51 @@ class ViewerLabelStudioTest : public QObject {
     const QString dir = QStringLiteral(MEDSYNTH_UI_TEST_OUTPUT);
     QDir().mkpath(dir);
     QVERIFY(studio->grab().save(dir + "/label-studio.png"));
+  }
+
+  // Issue 55: the sphere tool paints a ball (several slices from one click
+  // in the axial view), and "Fill between slices" fills the slices between
+  // two painted discs, as one undo step.
+  void the_sphere_brush_and_fill_between_slices_edit_in_3d() {
+    auto studio = make_studio();
+    QVERIFY(studio);
+    QVERIFY(open_image(studio.get()));
+    LabelOverlayController* overlay = studio->editor()->label_overlay();
+    SliceView* axial = studio->editor()->slice_view(SliceOrientation::axial);
+    // The axial slices that hold `value`.
+    const auto slices_with = [&](float value) {
+      std::set<std::size_t> slices;
+      const auto labels = overlay->labels();
+      for (std::size_t k = 0; k < labels->size[2]; ++k)
+        for (std::size_t j = 0; j < labels->size[1]; ++j)
+          for (std::size_t i = 0; i < labels->size[0]; ++i)
+            if (labels->at(i, j, k) == value) slices.insert(k);
+      return slices;
+    };
+    choose(studio.get(), LabelTool::sphere, 1);
+    studio->toolbar()->radius_box()->setValue(4.0);
+    const Vec3 centre = studio->editor()->cursor();
+    drag(axial, {axial->camera().world_to_display(Vec3{0.0, 4.0, centre[2]})});
+    QVERIFY(overlay->has_labels());
+    const auto ball = slices_with(1.0f);
+    QVERIFY2(ball.size() >= 3, qPrintable(QString::number(ball.size())));  // a ball, not a disc
+
+    // Two discs of label 5, six slices apart, then the fill between them.
+    choose(studio.get(), LabelTool::brush, 5);
+    studio->toolbar()->radius_box()->setValue(3.0);
+    const double dz = overlay->labels()->spacing[2];
+    for (double z : {centre[2] - 3.0 * dz, centre[2] + 3.0 * dz}) {
+      studio->editor()->set_cursor(Vec3{centre[0], centre[1], z});
+      drag(axial, {axial->camera().world_to_display(Vec3{-10.0, 4.0, z})});
+    }
+    QCOMPARE(int(slices_with(5.0f).size()), 2);
+    auto* fill = studio->toolbar()->findChild<QAction*>(QStringLiteral("fill_between_slices"));
+    QVERIFY(fill);
+    fill->trigger();
+    QCOMPARE(int(slices_with(5.0f).size()), 7);  // the two discs and the five slices between
+    QCOMPARE(slices_with(1.0f), ball);           // the ball of another label is kept
+    studio->toolbar()->undo_action()->trigger();
+    QCOMPARE(int(slices_with(5.0f).size()), 2);  // the fill was one step of its own
   }
 
   void a_label_map_opened_from_a_file_is_never_overwritten() {
