@@ -20,12 +20,16 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   const bool transposed = inputs[6].toBool();
   const int64_t groups = inputs[8].toInt();
   const std::size_t dims = in.size() - 2;
+  // at::conv3d(x, w, b, 1, 1) hands aten::convolution one value for every
+  // axis (ATen expands it later): read a one-element list as that value.
+  const auto axis = [](const std::vector<int64_t>& v, std::size_t d) { return v.size() == 1 ? v[0] : v[d]; };
   double out_spatial = 1, kernel = 1;
   for (std::size_t d = 0; d < dims; ++d) {
     const int64_t k = w[2 + d];
     kernel *= static_cast<double>(k);
-    const int64_t o = transposed ? (in[2 + d] - 1) * stride[d] - 2 * padding[d] + dilation[d] * (k - 1) + 1
-                                 : (in[2 + d] + 2 * padding[d] - dilation[d] * (k - 1) - 1) / stride[d] + 1;
+    const int64_t s = axis(stride, d), p = axis(padding, d), l = axis(dilation, d);
+    const int64_t o =
+        transposed ? (in[2 + d] - 1) * s - 2 * p + l * (k - 1) + 1 : (in[2 + d] + 2 * p - l * (k - 1) - 1) / s + 1;
     out_spatial *= static_cast<double>(o);
   }
   const double cin = static_cast<double>(transposed ? w[0] : w[1] * groups);
