@@ -91,6 +91,16 @@ void refuse_network_larger_than_memory(double parameters, const std::string& sou
                                 gigabytes(memory) + "; refusing to build it");
 }
 
+void refuse_network_larger_than_its_file(double parameters, double stored, double factor, const std::string& file,
+                                         const std::string& asked_by) {
+  constexpr double k_small_tensors = 1e6;
+  if (parameters > factor * stored + k_small_tensors)
+    throw DataError(file, asked_by + " for a network of about " + std::to_string(static_cast<long long>(parameters)) +
+                              " parameters, but the file stores only " +
+                              std::to_string(static_cast<long long>(stored)) +
+                              " numbers, and every parameter is loaded from it; refusing to build it");
+}
+
 void refuse_job_networks_larger_than_memory(const JobSpec& job, const std::string& source) {
   const TaskTraits* traits = find_task(job.task);
   if (!traits) return;  // validation names the unknown task

@@ -42,6 +42,18 @@ std::uint64_t physical_memory_bytes();
 // take more than half of this machine's memory, with both numbers.
 void refuse_network_larger_than_memory(double parameters, const std::string& source, const std::string& field);
 
+// A network whose every parameter is loaded from a file cannot be much larger
+// than the numbers the file stores: a stranger's config or shapes that ask for
+// more than `factor` times them (plus a million, for the small tensors an
+// estimate leaves out) were made to exhaust memory, or belong to other weights.
+// DataError naming `file`, what asked (`asked_by`: "its shapes ask",
+// "config_network_rflow.json's diffusion_unet_def asks") and both counts, before
+// anything is built. The factor is the estimate's accuracy for that network
+// (2 for ResNets, whose count is near exact; 4 for the MAISI networks,
+// estimated within a factor of 2).
+void refuse_network_larger_than_its_file(double parameters, double stored, double factor, const std::string& file,
+                                         const std::string& asked_by);
+
 struct JobSpec;
 // The same for the networks a job's task builds (model.autoencoder for the
 // autoencoder, vqgan, ldm and controlnet tasks; model.diffusion_unet for ldm

@@ -3,20 +3,17 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/bounded_json.hpp"
 #include "core/error.hpp"
 #include "data/image_conditioning.hpp"
+#include "diffusion/maisi_embedding_metadata.hpp"
 #include "volume/atomic_file.hpp"
 #include "volume/channel_volume_io.hpp"
 
 namespace fs = std::filesystem;
-
-constexpr double k_max_spacing_mm = 1e4;
 
 namespace medsynth {
 namespace {
@@ -48,12 +45,6 @@ std::vector<fs::path> files_under(const std::string& dir, const std::string& end
   if (ec) throw DataError(dir, "cannot list the folder: " + ec.message());
   std::sort(files.begin(), files.end());
   return files;
-}
-
-nlohmann::json read_json(const std::string& path) {
-  return read_bounded_json_file(path, k_document_json_cap,
-                                "cannot open it: NV-Generate's training reads the spacing from this file beside "
-                                "each *_emb.nii.gz");
 }
 
 }  // namespace
@@ -109,33 +100,16 @@ std::vector<LatentRecord> read_maisi_embeddings(const std::string& dir, const st
   for (const auto& file : files_under(dir, end)) {
     const std::string path = file.string();
     const std::string json_path = path + ".json";
-    const auto meta = read_json(json_path);
+    const MaisiEmbeddingMetadata meta = read_maisi_embedding_metadata(json_path);
     LatentRecord r;
     const std::string relative = file.lexically_relative(dir).generic_string();
     r.id = relative.substr(0, relative.size() - end.size());
     r.file = path;
-    try {
-      r.image_spacing = meta.at("spacing").get<std::array<double, 3>>();
-      r.split = meta.value("split", std::string("train"));
-      // NV-Generate encodes with encode_stage_2_inputs, which draws a sample of q(z|x).
-      r.stored = meta.value("stored", std::string("sample"));
-      if (meta.contains("dim")) r.image_size = meta.at("dim").get<std::array<std::int64_t, 3>>();
-      // NV-Generate trains each file with its own class (a name of its
-      // modality_mapping.json) and, for ddpm-ct, its own body regions.
-      set_conditioning(r, read_image_conditioning(meta, json_path));
-    } catch (const DataError&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw DataError(json_path, std::string("lacks a field or has a wrong type: ") + e.what());
-    }
-    // Bounded above too: the UNet takes the spacing as a float, and 1e300
-    // failed there as "cannot be converted to type float" naming no file. No
-    // scanner's voxel is 10 m wide.
-    for (double s : r.image_spacing)
-      if (!std::isfinite(s) || s <= 0 || s > k_max_spacing_mm)
-        throw DataError(json_path, "spacing must be 3 numbers in (0, 1e4] mm, not " + nlohmann::json(s).dump());
-    if (r.split != "train" && r.split != "val")
-      throw DataError(json_path, "split must be \"train\" or \"val\", not \"" + r.split + "\"");
+    r.image_spacing = meta.spacing;
+    r.image_size = meta.dim;
+    r.split = meta.split;
+    r.stored = meta.stored;
+    set_conditioning(r, meta.conditioning);
     if (!split.empty() && r.split != split) continue;
 
     const ChannelVolume v = read_channel_volume(path);

@@ -34,6 +34,9 @@ namespace medsynth {
 
 namespace {
 
+// config/network_size estimates the MAISI networks within a factor of 2, so
+// weights storing a quarter of the estimate cannot be the config's network.
+constexpr double k_estimate_accuracy = 4.0;
 
 // The module's tensors under RUN's checkpoint names ("model.<task module>.<name>").
 TensorFile checkpoint_of(torch::nn::Module& module, const std::string& task_module, const std::string& source) {
@@ -300,15 +303,26 @@ MaisiImportResult import_maisi(const MaisiImportOptions& o) {
   const auto report = [&](const std::string& what) {
     if (o.on_step) o.on_step(what, ++step, steps);
   };
+  // Each file is read before its network is built, and a network far larger
+  // than what the file stores is never built: a config of other sizes beside
+  // small weights allocated 1.2 and 2.1 GB before the strict load found the
+  // mismatch (issue 50).
+  const std::string config_name = fs::path(network).filename().string();
   report("reading the autoencoder's weights (" + files.autoencoder + ")");
+  const auto autoencoder_weights = state_dict_of(read_torch_file(files.autoencoder), files.autoencoder);
+  refuse_network_larger_than_its_file(estimated_parameters(job.model.autoencoder), stored_elements(autoencoder_weights),
+                                      k_estimate_accuracy, files.autoencoder, config_name + "'s autoencoder_def asks");
   AutoencoderKL autoencoder(job.model.autoencoder);
-  load_state_dict_strict(*autoencoder, state_dict_of(read_torch_file(files.autoencoder), files.autoencoder), files.autoencoder);
+  load_state_dict_strict(*autoencoder, autoencoder_weights, files.autoencoder);
   refuse_non_finite(*autoencoder, files.autoencoder);
   auto unet_options = job.model.diffusion_unet;
   report("reading the diffusion UNet's weights (" + files.diffusion + ")");
-  DiffusionModelUNet unet(unet_options);
   const PickleValue diffusion_file = read_torch_file(files.diffusion);
-  load_state_dict_strict(*unet, state_dict_of(diffusion_file, files.diffusion), files.diffusion);
+  const auto unet_weights = state_dict_of(diffusion_file, files.diffusion);
+  refuse_network_larger_than_its_file(estimated_parameters(unet_options), stored_elements(unet_weights),
+                                      k_estimate_accuracy, files.diffusion, config_name + "'s diffusion_unet_def asks");
+  DiffusionModelUNet unet(unet_options);
+  load_state_dict_strict(*unet, unet_weights, files.diffusion);
   refuse_non_finite(*unet, files.diffusion);
   const auto extras = scalar_extras_of(diffusion_file);
   const auto scale = extras.find("scale_factor");

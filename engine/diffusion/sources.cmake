@@ -13,6 +13,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ldm_pipeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ldm_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_embedding_files.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/maisi_embedding_metadata.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_import.cpp
   ${CMAKE_CURRENT_LIST_DIR}/reverse_process.cpp

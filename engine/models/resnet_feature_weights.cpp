@@ -17,10 +17,6 @@ namespace {
 // The widest layer built from a file: 4x MONAI's and RadImageNet's widest
 // (512), the bound of model.resnet.block_inplanes (job_fields.cpp).
 constexpr int k_max_width = 2048;
-// Parameters a network may have beyond twice what its file stores: the heads
-// the file need not hold (our survival fc) and the estimate's error on
-// networks of a few hundred weights (the test fixtures).
-constexpr double k_parameter_slack = 1e6;
 
 bool has(const std::map<std::string, at::Tensor>& w, const std::string& name) { return w.count(name) > 0; }
 
@@ -39,14 +35,10 @@ int width_of(const std::map<std::string, at::Tensor>& w, const std::string& name
 // at over twice what the file stores was sized by shapes made for it: 1.7 KB
 // files built 2-4 GB networks (issue 50 item 5). Refused before it is built,
 // as is one over half this machine's memory.
-void refuse_network_larger_than_its_file(const ResNetShape& shape, const std::map<std::string, at::Tensor>& w,
-                                         const std::string& path) {
-  const double parameters = estimated_parameters(shape), stored = stored_elements(w);
-  if (parameters > 2 * stored + k_parameter_slack)
-    throw DataError(path, "its shapes ask for a network of about " +
-                              std::to_string(static_cast<long long>(parameters)) + " parameters, but it stores only " +
-                              std::to_string(static_cast<long long>(stored)) +
-                              " numbers, and every parameter is loaded from it; refusing to build it");
+void refuse_resnet_larger_than_its_file(const ResNetShape& shape, const std::map<std::string, at::Tensor>& w,
+                                        const std::string& path) {
+  const double parameters = estimated_parameters(shape);
+  refuse_network_larger_than_its_file(parameters, stored_elements(w), 2.0, path, "its shapes ask");
   refuse_network_larger_than_memory(parameters, path, "its layer widths");
 }
 
@@ -83,14 +75,14 @@ ResNet3dOptions options_from(const std::map<std::string, at::Tensor>& w, const s
   // The file's shapes, not a job: its problems name the file.
   if (const auto problems = o.problems(); !problems.empty())
     throw DataError(path, "its shapes give a ResNet medsynth does not build: " + format_errors(problems));
-  refuse_network_larger_than_its_file({.input_channels = o.n_input_channels,
-                                       .stem_width = o.block_inplanes[0],
-                                       .stem_kernel = o.conv1_t_size,
-                                       .spatial_dims = 3,
-                                       .bottleneck = bottleneck,
-                                       .widths = o.block_inplanes,
-                                       .blocks = blocks},
-                                      w, path);
+  refuse_resnet_larger_than_its_file({.input_channels = o.n_input_channels,
+                                      .stem_width = o.block_inplanes[0],
+                                      .stem_kernel = o.conv1_t_size,
+                                      .spatial_dims = 3,
+                                      .bottleneck = bottleneck,
+                                      .widths = o.block_inplanes,
+                                      .blocks = blocks},
+                                     w, path);
   return o;
 }
 
@@ -148,14 +140,14 @@ RadImageNetResNetOptions radimagenet_options_from(const std::map<std::string, at
   o.widths.clear();
   for (int layer = 1; layer <= 4; ++layer)
     o.widths.push_back(width_of(w, "layer" + std::to_string(layer) + ".0.conv1.weight", path));
-  refuse_network_larger_than_its_file({.input_channels = o.input_channels,
-                                       .stem_width = o.stem_width,
-                                       .stem_kernel = 7,
-                                       .spatial_dims = 2,
-                                       .bottleneck = true,
-                                       .widths = o.widths,
-                                       .blocks = o.blocks},
-                                      w, path);
+  refuse_resnet_larger_than_its_file({.input_channels = o.input_channels,
+                                      .stem_width = o.stem_width,
+                                      .stem_kernel = 7,
+                                      .spatial_dims = 2,
+                                      .bottleneck = true,
+                                      .widths = o.widths,
+                                      .blocks = o.blocks},
+                                     w, path);
   return o;
 }
 

@@ -13,7 +13,7 @@
 #   SECONDS  per fuzzer (default 20; 0 builds only)
 # Environment:
 #   MEDSYNTH_FUZZ_CXX         the compiler (default clang++)
-#   MEDSYNTH_FUZZ_ONLY        names of the fuzzers to build and run (default all five)
+#   MEDSYNTH_FUZZ_ONLY        names of the fuzzers to build and run (default all six)
 #   MEDSYNTH_FUZZ_TORCH       site-packages/torch to build pickle_fuzzer against
 #                             (default .deps/venv/lib/python3*/site-packages/torch);
 #                             without one pickle_fuzzer is skipped, with a message
@@ -37,7 +37,7 @@ seconds="${2:-20}"
 cxx="${MEDSYNTH_FUZZ_CXX:-clang++}"
 nice_level="${MEDSYNTH_FUZZ_NICE:-10}"
 timeout_s="${MEDSYNTH_FUZZ_TIMEOUT:-30}"
-only="${MEDSYNTH_FUZZ_ONLY:-config_json_fuzzer nifti_extension_fuzzer dicom_walker_fuzzer datalist_fuzzer pickle_fuzzer}"
+only="${MEDSYNTH_FUZZ_ONLY:-config_json_fuzzer nifti_extension_fuzzer dicom_walker_fuzzer datalist_fuzzer json_documents_fuzzer pickle_fuzzer}"
 
 case "$seconds" in '' | *[!0-9]*) echo "run.sh: SECONDS must be a whole number (got '$seconds')" >&2; exit 2 ;; esac
 
@@ -163,6 +163,32 @@ extra[datalist_fuzzer]=""
 link[datalist_fuzzer]=""
 max_len[datalist_fuzzer]=8192
 
+# The label tables compiled into the engine: data/label_tables.hpp, made as
+# engine/data/sources.cmake makes it (each @MEDSYNTH_LABELS_<NAME>@ of the
+# template replaced by resources/labels/<name>.json), rewritten only when it changes.
+generated="$out/generated"
+make_label_tables() {
+  local template="$root/engine/data/label_tables.hpp.in" header="$generated/data/label_tables.hpp" line name
+  mkdir -p "$generated/data"
+  while IFS= read -r line; do
+    if [[ $line =~ @MEDSYNTH_LABELS_([A-Z_]+)@ ]]; then
+      name="$(echo "${BASH_REMATCH[1]}" | tr 'A-Z_' 'a-z-')"
+      printf '%s' "${line%%@*}"
+      cat "$root/resources/labels/$name.json" || return 1
+      printf '%s\n' "${line##*@}"
+    else
+      printf '%s\n' "$line"
+    fi
+  done <"$template" >"$header.new" || return 1
+  if cmp -s "$header.new" "$header"; then rm -f "$header.new"; else mv "$header.new" "$header"; fi
+}
+
+sources[json_documents_fuzzer]="tests/fuzz/json_documents_fuzzer.cpp engine/data/label_vocabulary.cpp
+  engine/eval/organ_quality_check.cpp engine/diffusion/maisi_embedding_metadata.cpp engine/data/image_conditioning.cpp"
+extra[json_documents_fuzzer]="-I$generated"
+link[json_documents_fuzzer]=""
+max_len[json_documents_fuzzer]=8192
+
 sources[pickle_fuzzer]="tests/fuzz/pickle_fuzzer.cpp engine/weights/pickle_machine.cpp engine/weights/pickle_globals.cpp
   engine/weights/pickle_graph.cpp engine/weights/torch_archive_contents.cpp"
 max_len[pickle_fuzzer]=4096
@@ -190,6 +216,11 @@ for name in $only; do
     continue
   fi
   echo "build $name"
+  if [ "$name" = json_documents_fuzzer ] && ! make_label_tables; then
+    echo "FAIL: cannot make data/label_tables.hpp from engine/data/label_tables.hpp.in"
+    status=1
+    continue
+  fi
   if build "$name" "${sources[$name]}" "${extra[$name]}" "${link[$name]}"; then
     fuzzers+=("$name")
   else

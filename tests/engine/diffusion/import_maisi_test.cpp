@@ -19,10 +19,13 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include <sys/resource.h>
 
 #include "config/job_loader.hpp"
 #include "core/error.hpp"
@@ -397,6 +400,41 @@ TEST(ImportMaisi, AWeightFileOfAnotherNetworkListsWhatDiffersAndImportsNothing) 
   EXPECT_NE(why.find("autoencoder_v1.pt"), std::string::npos) << why;
   EXPECT_NE(why.find("mis-shaped"), std::string::npos) << why;
   EXPECT_NE(why.find("nothing was loaded"), std::string::npos) << why;
+}
+
+// Issue 50: a config of far wider networks beside the folder's small weights
+// built them (1.2 and 2.1 GB) before the strict load found the mismatch. Each
+// file is now read first and a network many times larger than what it stores
+// is refused naming the file and the config's section, before anything is
+// built: the process's peak memory does not grow by the network's size.
+TEST(ImportMaisi, AConfigFarLargerThanItsWeightsIsRefusedBeforeTheNetworkIsBuilt) {
+  const auto peak_mb = [] {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) / 1024.0;
+  };
+  for (const auto& [section, from, to, file] :
+       {std::tuple{"diffusion_unet_def", R"("num_channels": \[\s*8,\s*16\s*\])", R"("num_channels": [512, 1024])",
+                   "diff_unet_3d_rflow-ct.pt"},
+        std::tuple{"autoencoder_def", R"("num_channels": \[\s*4,\s*8,\s*8\s*\])", R"("num_channels": [256, 512, 512])",
+                   "autoencoder_v1.pt"}}) {
+    test::TempDir dir("import-maisi-oversized");
+    const fs::path folder = copy_folder(dir);
+    const fs::path config = folder / "configs" / "config_network_rflow.json";
+    const std::string before = read_text(config);
+    const std::string after = std::regex_replace(before, std::regex(from), to);
+    ASSERT_NE(after, before) << section;
+    write_text(config, after);
+    const double peak_before = peak_mb();
+    const std::string why = import_error(import_into(folder, dir));
+    EXPECT_NE(why.find(file), std::string::npos) << why;
+    EXPECT_NE(why.find(std::string("config_network_rflow.json's ") + section + " asks for a network of about"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("but the file stores only"), std::string::npos) << why;
+    // The UNet asked for is about 1.8 GB of float32 weights, the autoencoder about 1 GB.
+    EXPECT_LT(peak_mb() - peak_before, 400.0) << section << ": the network was built before it was refused";
+  }
 }
 
 TEST(ImportMaisi, AnOptionMedsynthDoesNotKnowIsRefusedByName) {

@@ -475,5 +475,37 @@ TEST(MaisiEmbeddings, AHugeSpacingOrALinkLoopIsRefusedNamingTheFile) {
   }
 }
 
+// The metadata is read field by field before the latent beside it is opened
+// (diffusion/maisi_embedding_metadata.hpp). A negative dim, one past 2^31
+// (2^64 - 1 read through get<int64_t> was -1) and a "stored" other than
+// sample/mean were accepted before, each refused now naming the file.
+TEST(MaisiEmbeddings, AWrongDimOrStoredIsRefusedNamingTheMetadataFile) {
+  test::TempDir dir("maisi-embeddings-dim");
+  const std::vector<std::pair<std::string, nlohmann::json>> bad{
+      {"dim", nlohmann::json{{"spacing", {1, 1, 1}}, {"dim", {-1, 8, 8}}}},
+      {"dim", nlohmann::json{{"spacing", {1, 1, 1}}, {"dim", {18446744073709551615ull, 8, 8}}}},
+      {"dim", nlohmann::json{{"spacing", {1, 1, 1}}, {"dim", {8, 8}}}},
+      {"stored", nlohmann::json{{"spacing", {1, 1, 1}}, {"stored", "median"}}}};
+  int k = 0;
+  for (const auto& [field, meta] : bad) {
+    const fs::path folder = dir / ("case" + std::to_string(k++));
+    write_nv_generate_embedding(folder / "a_emb.nii.gz", at::zeros({4, 8, 4, 12}), meta);
+    try {
+      read_latents(folder.string(), "");
+      ADD_FAILURE() << meta.dump() << " was accepted";
+    } catch (const DataError& e) {
+      EXPECT_EQ(e.path(), (folder / "a_emb.nii.gz.json").string()) << e.what();
+      EXPECT_NE(e.reason().find(field), std::string::npos) << e.what();
+    }
+  }
+  const fs::path good = dir / "good";
+  write_nv_generate_embedding(good / "a_emb.nii.gz", at::zeros({4, 8, 4, 12}),
+                              {{"spacing", {1.5, 1.5, 2}}, {"dim", {256, 256, 128}}, {"stored", "mean"}});
+  const auto latents = read_latents(good.string(), "");
+  ASSERT_EQ(latents.size(), 1u);
+  EXPECT_EQ(latents[0].image_size, (std::array<std::int64_t, 3>{256, 256, 128}));
+  EXPECT_EQ(latents[0].stored, "mean");
+}
+
 }  // namespace
 }  // namespace medsynth

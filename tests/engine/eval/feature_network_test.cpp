@@ -182,7 +182,7 @@ TEST(FeatureNetwork, AFileWhoseShapesAskForANetworkLargerThanItselfIsRefusedBefo
     const auto start = std::chrono::steady_clock::now();
     const std::string why = reason(build, narrow_file, "wide.pth");
     EXPECT_NE(why.find("its shapes ask for a network of about"), std::string::npos) << why;
-    EXPECT_NE(why.find("but it stores only"), std::string::npos) << why;
+    EXPECT_NE(why.find("but the file stores only"), std::string::npos) << why;
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1)) << "the network was built";
   }
   auto too_wide = narrow_file;
@@ -197,7 +197,7 @@ TEST(FeatureNetwork, AFileWhoseShapesAskForANetworkLargerThanItselfIsRefusedBefo
       flat["layer" + std::to_string(layer) + ".0." + conv + ".bias"] = at::zeros({1});
     }
   const std::string why2d = reason(radimagenet, flat, "wide2d.pth");
-  EXPECT_NE(why2d.find("but it stores only"), std::string::npos) << why2d;
+  EXPECT_NE(why2d.find("but the file stores only"), std::string::npos) << why2d;
   flat["layer1.0.conv1.weight"] = at::zeros({4096, 1, 1, 1});
   EXPECT_NE(reason(radimagenet, flat, "wider2d.pth").find("'layer1.0.conv1.weight' gives a layer 4096 channels wide"),
             std::string::npos);
