@@ -4,6 +4,7 @@
 #include <QFileInfo>
 
 #include "app/cluster/launcher_factory.hpp"
+#include "app/launch/engine_step.hpp"
 #include "app/launch/local_launcher.hpp"
 #include "app/session/run_controller.hpp"
 
@@ -28,11 +29,8 @@ QString command_line(const QString& program, const QStringList& args) {
 MaisiGenerateFlow::MaisiGenerateFlow(QObject* parent, QString engine) : QObject(parent), engine_(std::move(engine)) {}
 
 MaisiGenerateFlow::~MaisiGenerateFlow() {
-  if (process_ && process_->state() != QProcess::NotRunning) {
-    disconnect(process_, nullptr, this, nullptr);
-    process_->kill();
-    process_->waitForFinished(5000);
-  }
+  // A running import-maisi is killed by its EngineStep, a child.
+  if (import_) disconnect(import_, nullptr, this, nullptr);
   // A generation still running is left to its launcher's own teardown.
   if (generation_) disconnect(generation_, nullptr, this, nullptr);
 }
@@ -41,9 +39,7 @@ QString MaisiGenerateFlow::program() const { return engine_.isEmpty() ? LocalLau
 
 RunController* MaisiGenerateFlow::generation() const { return generation_.data(); }
 
-bool MaisiGenerateFlow::is_running() const {
-  return (process_ && process_->state() != QProcess::NotRunning) || stage_ == Stage::generating;
-}
+bool MaisiGenerateFlow::is_running() const { return (import_ && import_->is_running()) || stage_ == Stage::generating; }
 
 void MaisiGenerateFlow::start(const MaisiGenerateRequest& request) {
   if (is_running()) {
@@ -68,8 +64,8 @@ void MaisiGenerateFlow::cancel() {
   cancel_requested_ = true;
   if (stage_ == Stage::generating && generation_)
     generation_->stop();  // SIGTERM through the launcher; finished() follows
-  else if (process_)
-    process_->terminate();
+  else if (import_)
+    import_->stop();
 }
 
 void MaisiGenerateFlow::keep_line(const QString& line) {
@@ -79,34 +75,22 @@ void MaisiGenerateFlow::keep_line(const QString& line) {
 }
 
 void MaisiGenerateFlow::run_import() {
-  if (process_) process_->deleteLater();
+  if (import_) import_->deleteLater();
   stage_name_ = QStringLiteral("import-maisi");
-  stderr_lines_.clear();
   stderr_tail_.clear();
   const QStringList arguments = maisi_import_arguments(request_);
-  process_ = new QProcess(this);
-  process_->setProgram(program());
-  process_->setArguments(arguments);
-  process_->setProcessChannelMode(QProcess::MergedChannels);
-  connect(process_, &QProcess::readyReadStandardOutput, this, [this] {
-    for (const QString& line : stderr_lines_.feed(process_->readAllStandardOutput())) keep_line(line);
-  });
-  connect(process_, &QProcess::finished, this, &MaisiGenerateFlow::on_import_finished);
-  connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
-    if (error == QProcess::FailedToStart)
-      fail(QStringLiteral("could not start %1: %2").arg(process_->program(), process_->errorString()));
-  });
+  import_ = new EngineStep({.program = program(), .merge_stdout = true}, this);
+  connect(import_, &EngineStep::line, this, &MaisiGenerateFlow::keep_line);
+  connect(import_, &EngineStep::finished, this, &MaisiGenerateFlow::on_import_finished);
+  connect(import_, &EngineStep::failed_to_start, this, &MaisiGenerateFlow::fail);
   emit stage_started(stage_name_, command_line(program(), arguments));
-  process_->start();
+  import_->start(arguments);
 }
 
-void MaisiGenerateFlow::on_import_finished(int exit_code, QProcess::ExitStatus status) {
-  for (const QString& line : stderr_lines_.feed(process_->readAllStandardOutput()) + stderr_lines_.finish())
-    keep_line(line);
+void MaisiGenerateFlow::on_import_finished(int exit_code, bool crashed) {
   if (cancel_requested_) return fail(QStringLiteral("%1 stopped").arg(stage_name_));
-  if (status == QProcess::CrashExit || exit_code != 0) {
-    const QString how = status == QProcess::CrashExit ? QStringLiteral("crashed")
-                                                      : QStringLiteral("failed (exit %1)").arg(exit_code);
+  if (crashed || exit_code != 0) {
+    const QString how = crashed ? QStringLiteral("crashed") : QStringLiteral("failed (exit %1)").arg(exit_code);
     // The engine's own message ("medsynth-engine: error: …") is its last lines.
     return fail(QStringLiteral("%1 %2:\n%3").arg(stage_name_, how, stderr_tail_.join(QLatin1Char('\n'))));
   }

@@ -13,16 +13,15 @@
 
 #include <QObject>
 #include <QPointer>
-#include <QProcess>
 #include <QString>
 #include <QStringList>
 
-#include "app/launch/line_splitter.hpp"
 #include "app/launch/maisi_generate_request.hpp"
 #include "app/runs/run_model.hpp"
 
 namespace medsynth::app {
 
+class EngineStep;
 class RunController;
 
 class MaisiGenerateFlow : public QObject {
@@ -61,7 +60,7 @@ class MaisiGenerateFlow : public QObject {
 
  private:
   void run_import();
-  void on_import_finished(int exit_code, QProcess::ExitStatus status);
+  void on_import_finished(int exit_code, bool crashed);
   void start_generation();
   void on_generation_finished(int exit_code, RunStatus status);
   void keep_line(const QString& line);
@@ -70,10 +69,9 @@ class MaisiGenerateFlow : public QObject {
   QString engine_;
   MaisiGenerateRequest request_;
   Stage stage_ = Stage::idle;
-  QProcess* process_ = nullptr;         // import-maisi
+  EngineStep* import_ = nullptr;        // import-maisi, a child
   QPointer<RunController> generation_;  // generate
   QString stage_name_;
-  LineSplitter stderr_lines_;
   QStringList stderr_tail_;
   bool cancel_requested_ = false;
 };

@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include "app/launch/engine_step.hpp"
 #include "app/launch/local_launcher.hpp"
 
 namespace medsynth::app {
@@ -70,12 +71,9 @@ QString dataset_case_state_name(DatasetCaseState state) {
 SyntheticDatasetFlow::SyntheticDatasetFlow(QObject* parent, QString engine)
     : QObject(parent), engine_(std::move(engine)) {}
 
+// A running command is killed by its EngineStep, a child.
 SyntheticDatasetFlow::~SyntheticDatasetFlow() {
-  if (process_ && process_->state() != QProcess::NotRunning) {
-    disconnect(process_, nullptr, this, nullptr);
-    process_->kill();
-    process_->waitForFinished(5000);
-  }
+  if (runner_) disconnect(runner_, nullptr, this, nullptr);
 }
 
 QString SyntheticDatasetFlow::program() const { return engine_.isEmpty() ? LocalLauncher::engine_path() : engine_; }
@@ -110,7 +108,7 @@ void SyntheticDatasetFlow::start(const SyntheticDatasetRequest& request) {
 void SyntheticDatasetFlow::cancel() {
   if (!running_) return;
   cancel_requested_ = true;
-  if (process_ && process_->state() != QProcess::NotRunning) process_->terminate();
+  if (runner_) runner_->stop();
 }
 
 void SyntheticDatasetFlow::set_case(int index, DatasetCaseState state, const QString& detail) {
@@ -146,36 +144,25 @@ QString SyntheticDatasetFlow::case_summary(const DatasetCase& c) const {
 }
 
 void SyntheticDatasetFlow::run_step(const DatasetStep& step) {
-  if (!process_) {
-    process_ = new QProcess(this);
-    connect(process_, &QProcess::readyReadStandardError, this, [this] {
-      for (const QString& line : stderr_lines_.feed(process_->readAllStandardError())) {
-        stderr_tail_ << line;
-        while (stderr_tail_.size() > k_tail_lines) stderr_tail_.removeFirst();
-        emit output_line(line);
-      }
+  if (!runner_) {
+    runner_ = new EngineStep({.program = program()}, this);
+    connect(runner_, &EngineStep::line, this, [this](const QString& line) {
+      stderr_tail_ << line;
+      while (stderr_tail_.size() > k_tail_lines) stderr_tail_.removeFirst();
+      emit output_line(line);
     });
-    connect(process_, &QProcess::finished, this, &SyntheticDatasetFlow::on_step_finished);
-    connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
-      if (error == QProcess::FailedToStart)
-        fail(QStringLiteral("could not start %1: %2").arg(process_->program(), process_->errorString()));
-    });
+    connect(runner_, &EngineStep::finished, this, &SyntheticDatasetFlow::on_step_finished);
+    connect(runner_, &EngineStep::failed_to_start, this, &SyntheticDatasetFlow::fail);
   }
   stderr_tail_.clear();
-  process_->setProgram(program());
-  process_->setArguments(step.arguments);
   emit step_started(case_ < static_cast<int>(plan_.cases.size()) ? case_ : -1, step.name, step.arguments);
-  process_->start();
+  runner_->start(step.arguments);
 }
 
-void SyntheticDatasetFlow::on_step_finished(int exit_code, QProcess::ExitStatus status) {
-  for (const QString& line : stderr_lines_.finish()) {
-    stderr_tail_ << line;
-    emit output_line(line);
-  }
+void SyntheticDatasetFlow::on_step_finished(int exit_code, bool crashed) {
   if (!running_) return;
   if (cancel_requested_) return fail(QStringLiteral("stopped"));
-  const bool ok = status == QProcess::NormalExit && exit_code == 0;
+  const bool ok = !crashed && exit_code == 0;
   const int cases = static_cast<int>(plan_.cases.size());
   if (case_ < cases) {
     if (!ok) {

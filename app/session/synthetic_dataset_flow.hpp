@@ -1,5 +1,5 @@
 // Runs a "Synthetic dataset" (issue 39.5): the plan of
-// synthetic_dataset_request.hpp, one engine command at a time (QProcess,
+// synthetic_dataset_request.hpp, one engine command at a time (EngineStep,
 // the engine's stderr relayed line by line), case after case, then the audit
 // and the dataset card. Each case reports its state as it goes (waiting,
 // preparing its label, generating, exporting, done or failed) with the
@@ -11,14 +11,14 @@
 
 #include <QMetaType>
 #include <QObject>
-#include <QProcess>
 #include <QString>
 #include <QStringList>
 
-#include "app/launch/line_splitter.hpp"
 #include "app/launch/synthetic_dataset_request.hpp"
 
 namespace medsynth::app {
+
+class EngineStep;
 
 enum class DatasetCaseState { waiting, preparing, generating, exporting, done, failed };
 
@@ -57,7 +57,7 @@ class SyntheticDatasetFlow : public QObject {
  private:
   void run_next();
   void run_step(const DatasetStep& step);
-  void on_step_finished(int exit_code, QProcess::ExitStatus status);
+  void on_step_finished(int exit_code, bool crashed);
   void set_case(int index, DatasetCaseState state, const QString& detail = {});
   QString case_summary(const DatasetCase& c) const;
   void fail(const QString& message);
@@ -65,14 +65,13 @@ class SyntheticDatasetFlow : public QObject {
   QString engine_;
   SyntheticDatasetPlan plan_;
   std::vector<DatasetCaseState> states_;
-  QProcess* process_ = nullptr;
-  int case_ = 0;  // the case running (== cases: finishing)
+  EngineStep* runner_ = nullptr;  // a child; made at the first step
+  int case_ = 0;                  // the case running (== cases: finishing)
   std::size_t step_ = 0;
   bool running_ = false;
   bool cancel_requested_ = false;
   int done_ = 0;
   int failed_cases_ = 0;
-  LineSplitter stderr_lines_;
   QStringList stderr_tail_;
 };
 
