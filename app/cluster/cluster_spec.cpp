@@ -188,6 +188,81 @@ QStringList ClusterSpec::validate() const {
   return e;
 }
 
+namespace {
+
+ClusterHost read_host(Reader& r, const YAML::Node& h, const QString& at) {
+  r.check_keys(h, at.chopped(1),
+               {"name", "address", "port", "user", "key_file", "work_dir", "engine", "cluster_address"});
+  ClusterHost host;
+  host.name = r.text(h, "name", at, {});
+  host.address = r.text(h, "address", at, {});
+  host.port = r.number(h, "port", at, host.port);
+  // Absent is 0 (the ssh config decides); written, it must be a real port.
+  if (h["port"] && host.port == 0) r.errors << at + QStringLiteral("port: must be 1..65535 (got 0)");
+  host.user = r.text(h, "user", at, {});
+  host.key_file = r.text(h, "key_file", at, {});
+  host.work_dir = r.text(h, "work_dir", at, {});
+  host.engine = r.text(h, "engine", at, host.engine);
+  host.cluster_address = r.text(h, "cluster_address", at, {});
+  return host;
+}
+
+void read_hosts(Reader& r, const YAML::Node& hosts, QList<ClusterHost>* out) {
+  if (!hosts.IsSequence()) r.errors << QStringLiteral("hosts: must be a list");
+  for (std::size_t i = 0; hosts.IsSequence() && i < hosts.size(); ++i) {
+    const YAML::Node h = hosts[i];
+    const QString at = QStringLiteral("hosts[%1].").arg(i);
+    if (!h.IsMap()) {
+      r.errors << at.chopped(1) + QStringLiteral(": must be a map (address:, user:, ...)");
+      continue;
+    }
+    *out << read_host(r, h, at);
+  }
+}
+
+void read_slurm_settings(Reader& r, const YAML::Node& s, SlurmSettings* d) {
+  r.check_keys(s, QStringLiteral("slurm"),
+               {"login_host", "nodes", "tasks_per_node", "gpus_per_node", "cpus_per_task", "partition", "account",
+                "time", "signal_seconds", "requeue", "work_dir", "engine", "extra_directives"});
+  const QString at = QStringLiteral("slurm.");
+  d->login_host = r.text(s, "login_host", at, {});
+  d->nodes = r.number(s, "nodes", at, d->nodes);
+  d->tasks_per_node = r.number(s, "tasks_per_node", at, d->tasks_per_node);
+  d->gpus_per_node = r.number(s, "gpus_per_node", at, d->gpus_per_node);
+  d->cpus_per_task = r.number(s, "cpus_per_task", at, d->cpus_per_task);
+  d->partition = r.text(s, "partition", at, {});
+  d->account = r.text(s, "account", at, {});
+  d->time_limit = r.text(s, "time", at, d->time_limit);
+  d->signal_seconds = r.number(s, "signal_seconds", at, d->signal_seconds);
+  d->requeue = r.flag(s, "requeue", at, d->requeue);
+  d->work_dir = r.text(s, "work_dir", at, {});
+  d->engine = r.text(s, "engine", at, d->engine);
+  if (const YAML::Node x = s["extra_directives"]) {
+    if (!x.IsSequence()) r.errors << QStringLiteral("slurm.extra_directives: must be a list");
+    for (std::size_t i = 0; x.IsSequence() && i < x.size(); ++i) {
+      if (x[i].IsScalar())
+        d->extra_directives << QString::fromStdString(x[i].Scalar());
+      else
+        r.errors << QStringLiteral("slurm.extra_directives[%1]: must be a text (one #SBATCH option, e.g. --qos=high)")
+                        .arg(i);
+    }
+  }
+}
+
+void read_kubernetes_settings(Reader& r, const YAML::Node& k, KubernetesSettings* d) {
+  r.check_keys(k, QStringLiteral("kubernetes"),
+               {"image", "namespace", "nodes", "gpus_per_node", "data_claim", "runs_claim"});
+  const QString at = QStringLiteral("kubernetes.");
+  d->image = r.text(k, "image", at, {});
+  d->name_space = r.text(k, "namespace", at, d->name_space);
+  d->nodes = r.number(k, "nodes", at, d->nodes);
+  d->gpus_per_node = r.number(k, "gpus_per_node", at, d->gpus_per_node);
+  d->data_claim = r.text(k, "data_claim", at, {});
+  d->runs_claim = r.text(k, "runs_claim", at, {});
+}
+
+}  // namespace
+
 static std::optional<ClusterSpec> read_cluster_yaml(const QString& text, const QString& source, QString* error) {
   Reader r{source, {}};
   YAML::Node root;
@@ -214,66 +289,11 @@ static std::optional<ClusterSpec> read_cluster_yaml(const QString& text, const Q
   spec.master_port = r.number(root, "master_port", {}, spec.kind == ClusterKind::slurm ? 0 : spec.master_port);
   spec.nproc_per_node = r.number(root, "nproc_per_node", {}, spec.nproc_per_node);
   spec.connect_timeout_s = r.number(root, "connect_timeout_s", {}, spec.connect_timeout_s);
-  if (const YAML::Node hosts = root["hosts"]) {
-    if (!hosts.IsSequence()) r.errors << QStringLiteral("hosts: must be a list");
-    for (std::size_t i = 0; hosts.IsSequence() && i < hosts.size(); ++i) {
-      const YAML::Node h = hosts[i];
-      const QString at = QStringLiteral("hosts[%1].").arg(i);
-      if (!h.IsMap()) {
-        r.errors << at.chopped(1) + QStringLiteral(": must be a map (address:, user:, ...)");
-        continue;
-      }
-      r.check_keys(h, at.chopped(1), {"name", "address", "port", "user", "key_file", "work_dir", "engine", "cluster_address"});
-      ClusterHost host;
-      host.name = r.text(h, "name", at, {});
-      host.address = r.text(h, "address", at, {});
-      host.port = r.number(h, "port", at, host.port);
-      // Absent is 0 (the ssh config decides); written, it must be a real port.
-      if (h["port"] && host.port == 0) r.errors << at + QStringLiteral("port: must be 1..65535 (got 0)");
-      host.user = r.text(h, "user", at, {});
-      host.key_file = r.text(h, "key_file", at, {});
-      host.work_dir = r.text(h, "work_dir", at, {});
-      host.engine = r.text(h, "engine", at, host.engine);
-      host.cluster_address = r.text(h, "cluster_address", at, {});
-      spec.hosts << host;
-    }
-  }
-  if (const YAML::Node s = root["slurm"]; r.section(s, QStringLiteral("slurm"), "login_host:, nodes:, ...")) {
-    r.check_keys(s, QStringLiteral("slurm"), {"login_host", "nodes", "tasks_per_node", "gpus_per_node", "cpus_per_task", "partition", "account",
-                                              "time", "signal_seconds", "requeue", "work_dir", "engine", "extra_directives"});
-    const QString at = QStringLiteral("slurm.");
-    SlurmSettings& d = spec.slurm;
-    d.login_host = r.text(s, "login_host", at, {});
-    d.nodes = r.number(s, "nodes", at, d.nodes);
-    d.tasks_per_node = r.number(s, "tasks_per_node", at, d.tasks_per_node);
-    d.gpus_per_node = r.number(s, "gpus_per_node", at, d.gpus_per_node);
-    d.cpus_per_task = r.number(s, "cpus_per_task", at, d.cpus_per_task);
-    d.partition = r.text(s, "partition", at, {});
-    d.account = r.text(s, "account", at, {});
-    d.time_limit = r.text(s, "time", at, d.time_limit);
-    d.signal_seconds = r.number(s, "signal_seconds", at, d.signal_seconds);
-    d.requeue = r.flag(s, "requeue", at, d.requeue);
-    d.work_dir = r.text(s, "work_dir", at, {});
-    d.engine = r.text(s, "engine", at, d.engine);
-    if (const YAML::Node x = s["extra_directives"]) {
-      if (!x.IsSequence()) r.errors << QStringLiteral("slurm.extra_directives: must be a list");
-      for (std::size_t i = 0; x.IsSequence() && i < x.size(); ++i) {
-        if (x[i].IsScalar()) d.extra_directives << QString::fromStdString(x[i].Scalar());
-        else r.errors << QStringLiteral("slurm.extra_directives[%1]: must be a text (one #SBATCH option, e.g. --qos=high)").arg(i);
-      }
-    }
-  }
-  if (const YAML::Node k = root["kubernetes"]; r.section(k, QStringLiteral("kubernetes"), "image:, nodes:, ...")) {
-    r.check_keys(k, QStringLiteral("kubernetes"), {"image", "namespace", "nodes", "gpus_per_node", "data_claim", "runs_claim"});
-    const QString at = QStringLiteral("kubernetes.");
-    KubernetesSettings& d = spec.kubernetes;
-    d.image = r.text(k, "image", at, {});
-    d.name_space = r.text(k, "namespace", at, d.name_space);
-    d.nodes = r.number(k, "nodes", at, d.nodes);
-    d.gpus_per_node = r.number(k, "gpus_per_node", at, d.gpus_per_node);
-    d.data_claim = r.text(k, "data_claim", at, {});
-    d.runs_claim = r.text(k, "runs_claim", at, {});
-  }
+  if (const YAML::Node hosts = root["hosts"]) read_hosts(r, hosts, &spec.hosts);
+  if (const YAML::Node s = root["slurm"]; r.section(s, QStringLiteral("slurm"), "login_host:, nodes:, ..."))
+    read_slurm_settings(r, s, &spec.slurm);
+  if (const YAML::Node k = root["kubernetes"]; r.section(k, QStringLiteral("kubernetes"), "image:, nodes:, ..."))
+    read_kubernetes_settings(r, k, &spec.kubernetes);
   if (r.errors.isEmpty()) r.errors = spec.validate();
   if (!r.errors.isEmpty()) {
     if (error) *error = source + QStringLiteral(": ") + r.errors.join(QStringLiteral("\n") + source + QStringLiteral(": "));

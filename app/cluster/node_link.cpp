@@ -61,45 +61,61 @@ bool NodeLink::drain(const QString& file, qint64* offset, bool is_out, bool* los
   }, lost);
 }
 
-void NodeLink::run() {
-  if (const QStringList problems = o_.validate(); !problems.isEmpty()) {
-    emit ended(o_.index, -1, problems.join(QStringLiteral("; ")));
-    return;
-  }
-  if (!ensure_connected(true)) return;
+// Uploads and starts the engine (o_.start), or reattaches to the one
+// running. False: it could not be started, and ended() said why.
+bool NodeLink::start_or_reattach() {
   if (o_.start) {
     emit state_changed(o_.index, QStringLiteral("starting"), shell_->where());
     QByteArray input;
     ShellResult up = shell_->run(upload_command(o_.node_dir, o_.script, o_.job_text, &input), input, 30000);
     if (!up.ok()) {
       emit ended(o_.index, -1, QStringLiteral("%1: cannot write %2: %3").arg(shell_->where(), o_.node_dir, up.problem()));
-      return;
+      return false;
     }
     const ShellResult started = shell_->run(start_command(o_.node_dir), {}, 30000);
     if (!started.ok()) {
       emit ended(o_.index, -1, QStringLiteral("%1: cannot start the engine: %2").arg(shell_->where(), started.problem()));
-      return;
+      return false;
     }
     emit state_changed(o_.index, QStringLiteral("running"), QStringLiteral("pid %1").arg(QString::fromUtf8(started.out.trimmed())));
   } else {
     emit state_changed(o_.index, QStringLiteral("reattached"), shell_->where());
   }
+  return true;
+}
+
+// Drops the link if a test asked, reconnects a lost one and says where the
+// reading goes on (*was_lost: lost since the last poll). False: the link
+// could not be brought back, and ensure_connected() said so.
+bool NodeLink::reconnect_if_lost(bool* was_lost) {
+  if (drop_requested_.exchange(false)) shell_.reset();
+  if (!shell_) {
+    *was_lost = true;
+    if (!ensure_connected(false)) return false;
+  }
+  if (*was_lost) {
+    *was_lost = false;
+    emit reconnected(o_.index, out_offset_);
+    emit state_changed(o_.index, QStringLiteral("reattached"),
+                       QStringLiteral("continuing at byte %1").arg(out_offset_));
+  }
+  return true;
+}
+
+void NodeLink::run() {
+  if (const QStringList problems = o_.validate(); !problems.isEmpty()) {
+    emit ended(o_.index, -1, problems.join(QStringLiteral("; ")));
+    return;
+  }
+  if (!ensure_connected(true)) return;
+  if (!start_or_reattach()) return;
 
   bool term_sent = false;
   bool kill_sent = false;
   QElapsedTimer since_term;
   bool was_lost = false;
   while (!abandoned_) {
-    if (drop_requested_.exchange(false)) shell_.reset();
-    if (!shell_) {
-      was_lost = true;
-      if (!ensure_connected(false)) return;
-    }
-    if (was_lost) {
-      was_lost = false;
-      emit reconnected(o_.index, out_offset_);
-      emit state_changed(o_.index, QStringLiteral("reattached"), QStringLiteral("continuing at byte %1").arg(out_offset_));
-    }
+    if (!reconnect_if_lost(&was_lost)) return;
     bool lost = false;
     if ((stop_requested_ || kill_requested_) && !term_sent) {
       lost = shell_->run(terminate_command(o_.node_dir), {}, 15000).connection_lost;

@@ -69,6 +69,8 @@ class NodeLink : public QObject {
 
  private:
   bool ensure_connected(bool first);
+  bool start_or_reattach();
+  bool reconnect_if_lost(bool* was_lost);
   bool drain(const QString& file, qint64* offset, bool is_out, bool* lost);
   void sleep_ms(int ms);
 

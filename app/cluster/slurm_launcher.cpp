@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <optional>
 #include <set>
 
 #include "app/cluster/remote_node.hpp"
@@ -58,6 +59,30 @@ JobState query_state(CommandShell& shell, const QString& id, bool* lost) {
   return s;
 }
 
+// A final state must be seen on two polls in a row (or be followed by
+// "gone"): a job being requeued passes through states that look final
+// for a moment, and its output is read once more after the second look.
+// The job's exit code once it has ended; *final_seen: the previous poll's
+// final state (the first look), kept from poll to poll.
+std::optional<int> exit_code_once_final(JobState st, JobState* final_seen) {
+  if (!k_final_states.count(st.state)) {
+    *final_seen = {};
+  } else if (final_seen->state.isEmpty() || (st.state != final_seen->state && st.state != QStringLiteral("GONE"))) {
+    *final_seen = st;  // first look
+  } else {
+    if (st.state == QStringLiteral("GONE")) st = *final_seen;
+    int code = st.exit_code;
+    if (st.state == QStringLiteral("COMPLETED"))
+      code = 0;
+    else if (st.state == QStringLiteral("CANCELLED") && code <= 0)
+      code = 143;
+    else if (code <= 0)
+      code = 1;
+    return code;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 QStringList SlurmLauncherOptions::validate() const {
@@ -86,24 +111,7 @@ void SlurmFollower::run() {
   }
   const QString dir = record_.node_dirs.value(0);
   QString id = record_.slurm_job_id;
-  if (!script_.isEmpty()) {
-    QByteArray input;
-    const ShellResult up = shell->run(
-        upload_command(dir, QStringLiteral("job.sbatch"), script_, QLatin1String(k_job_file), job_text_, &input),
-        input);
-    if (!up.ok()) {
-      emit ended(-1, QStringLiteral("%1: cannot write %2: %3").arg(shell->where(), dir, up.problem()));
-      return;
-    }
-    const ShellResult sub = shell->run(QStringLiteral("cd %1 && sbatch --parsable job.sbatch").arg(shell_quote(dir)));
-    id = QString::fromUtf8(sub.out).trimmed().section(QLatin1Char(';'), 0, 0);
-    static const QRegularExpression digits(QStringLiteral("^\\d+$"));
-    if (!sub.ok() || !digits.match(id).hasMatch()) {
-      emit ended(-1, QStringLiteral("sbatch on %1 refused the job: %2").arg(shell->where(), sub.problem()));
-      return;
-    }
-    emit submitted(id);
-  }
+  if (!script_.isEmpty() && !submit(*shell, dir, &id)) return;
   const QString output = QStringLiteral("%1/slurm-%2.out").arg(dir, id);
   QString run_dir;
   qint64 events_offset = 0, output_offset = 0;
@@ -114,37 +122,13 @@ void SlurmFollower::run() {
   while (!abandoned_) {
     bool lost = false;
     if (!shell) {
-      if (!down.isValid()) down.start();
-      shell = connect(&error);
-      if (!shell) {
-        emit job_state(QStringLiteral("disconnected"), error);
-        if (down.elapsed() > 600000) {
-          emit ended(-1, QStringLiteral("lost the login host for 10 minutes: %1 (job %2 may still run)").arg(error, id));
-          return;
-        }
-        QThread::msleep(2000);
-        continue;
-      }
-      down.invalidate();
+      if (!reconnect(&shell, &down, &error, id)) return;
+      if (!shell) continue;
     }
-    if (cancel_requested_ && !cancel_sent) {
-      const ShellResult c = shell->run(QStringLiteral("scancel %1").arg(shell_quote(id)));
-      lost = c.connection_lost;
-      if (c.ok()) cancel_sent = true;
-      else if (!lost) emit output_read(QStringLiteral("medsynth console: scancel %1: %2\n").arg(id, c.problem()).toUtf8());
-    }
+    if (cancel_requested_ && !cancel_sent) send_scancel(*shell, id, &cancel_sent, &lost);
     JobState st;
     if (!lost) st = query_state(*shell, id, &lost);
-    if (!lost && run_dir.isEmpty()) {
-      const ShellResult ls = shell->run(QStringLiteral("ls -1d %1/runs/*/ 2>/dev/null | head -n 1; true").arg(shell_quote(dir)));
-      lost = ls.connection_lost;
-      QString found = QString::fromUtf8(ls.out).trimmed();
-      if (found.endsWith(QLatin1Char('/'))) found.chop(1);
-      if (!found.isEmpty()) {
-        run_dir = found;
-        emit run_dir_found(run_dir);
-      }
-    }
+    if (!lost && run_dir.isEmpty()) look_for_run_dir(*shell, dir, &run_dir, &lost);
     if (!lost && !run_dir.isEmpty())
       read_new_bytes(*shell, run_dir + QStringLiteral("/events.jsonl"), &events_offset, 1 << 20, [this](const QByteArray& b) { emit events_read(b); }, &lost);
     if (!lost) read_new_bytes(*shell, output, &output_offset, 1 << 20, [this](const QByteArray& b) { emit output_read(b); }, &lost);
@@ -160,23 +144,74 @@ void SlurmFollower::run() {
       last_state = st.state;
       emit job_state(st.state, st.detail);
     }
-    // A final state must be seen on two polls in a row (or be followed by
-    // "gone"): a job being requeued passes through states that look final
-    // for a moment, and its output is read once more after the second look.
-    if (!k_final_states.count(st.state)) {
-      final_seen = {};
-    } else if (final_seen.state.isEmpty() || (st.state != final_seen.state && st.state != QStringLiteral("GONE"))) {
-      final_seen = st;  // first look
-    } else {
-      if (st.state == QStringLiteral("GONE")) st = final_seen;
-      int code = st.exit_code;
-      if (st.state == QStringLiteral("COMPLETED")) code = 0;
-      else if (st.state == QStringLiteral("CANCELLED") && code <= 0) code = 143;
-      else if (code <= 0) code = 1;
-      emit ended(code, {});
+    if (const std::optional<int> code = exit_code_once_final(st, &final_seen)) {
+      emit ended(*code, {});
       return;
     }
     QThread::msleep(o_.poll_interval_ms);
+  }
+}
+
+// Writes the batch script and the job file into dir and submits them; *id:
+// the job's. False: ended() said why.
+bool SlurmFollower::submit(CommandShell& shell, const QString& dir, QString* id) {
+  QByteArray input;
+  const ShellResult up = shell.run(
+      upload_command(dir, QStringLiteral("job.sbatch"), script_, QLatin1String(k_job_file), job_text_, &input), input);
+  if (!up.ok()) {
+    emit ended(-1, QStringLiteral("%1: cannot write %2: %3").arg(shell.where(), dir, up.problem()));
+    return false;
+  }
+  const ShellResult sub = shell.run(QStringLiteral("cd %1 && sbatch --parsable job.sbatch").arg(shell_quote(dir)));
+  *id = QString::fromUtf8(sub.out).trimmed().section(QLatin1Char(';'), 0, 0);
+  static const QRegularExpression digits(QStringLiteral("^\\d+$"));
+  if (!sub.ok() || !digits.match(*id).hasMatch()) {
+    emit ended(-1, QStringLiteral("sbatch on %1 refused the job: %2").arg(shell.where(), sub.problem()));
+    return false;
+  }
+  emit submitted(*id);
+  return true;
+}
+
+// One try to reach the login host again (*down: since when it is gone). On
+// failure says "disconnected" and waits 2 s, *shell left null for the next
+// try. False: gone for 10 minutes, and ended() said so.
+bool SlurmFollower::reconnect(std::unique_ptr<CommandShell>* shell, QElapsedTimer* down, QString* error,
+                              const QString& id) {
+  if (!down->isValid()) down->start();
+  *shell = connect(error);
+  if (!*shell) {
+    emit job_state(QStringLiteral("disconnected"), *error);
+    if (down->elapsed() > 600000) {
+      emit ended(-1, QStringLiteral("lost the login host for 10 minutes: %1 (job %2 may still run)").arg(*error, id));
+      return false;
+    }
+    QThread::msleep(2000);
+    return true;
+  }
+  down->invalidate();
+  return true;
+}
+
+void SlurmFollower::send_scancel(CommandShell& shell, const QString& id, bool* cancel_sent, bool* lost) {
+  const ShellResult c = shell.run(QStringLiteral("scancel %1").arg(shell_quote(id)));
+  *lost = c.connection_lost;
+  if (c.ok())
+    *cancel_sent = true;
+  else if (!*lost)
+    emit output_read(QStringLiteral("medsynth console: scancel %1: %2\n").arg(id, c.problem()).toUtf8());
+}
+
+// The run directory the engine made under dir, once there is one.
+void SlurmFollower::look_for_run_dir(CommandShell& shell, const QString& dir, QString* run_dir, bool* lost) {
+  const ShellResult ls =
+      shell.run(QStringLiteral("ls -1d %1/runs/*/ 2>/dev/null | head -n 1; true").arg(shell_quote(dir)));
+  *lost = ls.connection_lost;
+  QString found = QString::fromUtf8(ls.out).trimmed();
+  if (found.endsWith(QLatin1Char('/'))) found.chop(1);
+  if (!found.isEmpty()) {
+    *run_dir = found;
+    emit run_dir_found(*run_dir);
   }
 }
 

@@ -9,6 +9,7 @@
 // node[1-4]").
 #pragma once
 
+#include <QElapsedTimer>
 #include <QThread>
 #include <atomic>
 #include <memory>
@@ -87,6 +88,10 @@ class SlurmFollower : public QObject {
 
  private:
   std::unique_ptr<CommandShell> connect(QString* error);
+  bool submit(CommandShell& shell, const QString& dir, QString* id);
+  bool reconnect(std::unique_ptr<CommandShell>* shell, QElapsedTimer* down, QString* error, const QString& id);
+  void send_scancel(CommandShell& shell, const QString& id, bool* cancel_sent, bool* lost);
+  void look_for_run_dir(CommandShell& shell, const QString& dir, QString* run_dir, bool* lost);
   SlurmLauncherOptions o_;
   LaunchRecord record_;
   QByteArray script_;

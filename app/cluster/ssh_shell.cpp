@@ -133,6 +133,88 @@ QString auth_default(ssh_session s) {
   return QStringLiteral("no key was accepted (ssh-agent, the ssh config's IdentityFile and ~/.ssh/id_*; set key_file to choose one)");
 }
 
+// Why this libssh or these options cannot connect; empty: they can.
+QString setup_problem(const SshConnectOptions& options) {
+  if (!SshShell::libssh_supported())
+    return QStringLiteral(
+               "libssh %1 is too old: medsynth needs 0.10.6 or newer (earlier versions have known "
+               "authentication and known_hosts bugs)")
+        .arg(SshShell::libssh_version());
+  if (const QStringList problems = options.validate(); !problems.isEmpty()) return problems.join(QStringLiteral("; "));
+  return {};
+}
+
+// The cluster file's port and user (0, empty: the config's), then $USER.
+void set_port_and_user(ssh_session s, int port, const QString& user) {
+  if (port > 0) ssh_options_set(s, SSH_OPTIONS_PORT, &port);
+  if (!user.isEmpty()) ssh_options_set(s, SSH_OPTIONS_USER, user.toUtf8().constData());
+  if (option_text(s, SSH_OPTIONS_USER).isEmpty()) {
+    const QByteArray env_user = qgetenv("USER");
+    // Null: libssh's own default, the passwd entry's name.
+    ssh_options_set(s, SSH_OPTIONS_USER, env_user.isEmpty() ? nullptr : env_user.constData());
+  }
+}
+
+void set_timeout_and_known_hosts(ssh_session s, int timeout_s, const QByteArray& known) {
+  const long timeout = timeout_s;
+  ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &timeout);
+  ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, known.constData());
+  ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, known.constData());
+}
+
+// The server's key against known_hosts (an unknown one: the delegate decides,
+// and a trusted one is added to it). Empty: go on; else why not.
+QString check_host_key(ssh_session s, const ServerKey& key, const QString& name, const QByteArray& known,
+                       const SshConnectOptions& options, HostKeyState* key_state) {
+  switch (ssh_session_is_known_server(s)) {
+    case SSH_KNOWN_HOSTS_OK:
+      if (key_state) *key_state = HostKeyState::known;
+      break;
+    case SSH_KNOWN_HOSTS_CHANGED:
+      if (key_state) *key_state = HostKeyState::changed;
+      return QStringLiteral(
+                 "the host key of %1 has CHANGED (now %2 %3). Someone may be intercepting the "
+                 "connection, or the host was reinstalled; refusing to connect. If the change is "
+                 "expected, remove its line from %4.")
+          .arg(name, key.type, key.fingerprint, options.known_hosts);
+    case SSH_KNOWN_HOSTS_OTHER:
+      if (key_state) *key_state = HostKeyState::other_type;
+      return QStringLiteral("%1 offered a %2 key (%3) but %4 holds a key of another type for it; refusing to connect")
+          .arg(name, key.type, key.fingerprint, options.known_hosts);
+    case SSH_KNOWN_HOSTS_UNKNOWN:
+    case SSH_KNOWN_HOSTS_NOT_FOUND: {
+      if (key_state) *key_state = HostKeyState::unknown;
+      if (!options.delegate || !options.delegate->trust_unknown_host(name, key.type, key.fingerprint))
+        return QStringLiteral("unknown host key %1 %2 (not in %3); not trusted")
+            .arg(key.type, key.fingerprint, options.known_hosts);
+      QDir().mkpath(QFileInfo(QString::fromLocal8Bit(known)).absolutePath());
+      if (ssh_session_update_known_hosts(s) != SSH_OK)
+        return QStringLiteral("cannot add the host key to %1: %2").arg(options.known_hosts, session_error(s));
+      break;
+    }
+    case SSH_KNOWN_HOSTS_ERROR:
+      return QStringLiteral("cannot check the host key against %1: %2").arg(options.known_hosts, session_error(s));
+  }
+  return {};
+}
+
+// With a delegate, libssh asks it for an IdentityFile's passphrase; cb lives
+// as long as the session.
+void route_passphrase_prompts(ssh_session s, ssh_callbacks_struct* cb, AuthDelegate* delegate) {
+  if (!delegate) return;
+  cb->userdata = delegate;
+  cb->auth_function = ask_delegate_for_passphrase;
+  ssh_callbacks_init(cb);
+  ssh_set_callbacks(s, cb);
+}
+
+// Some servers want "none" first (it also lists the methods); never a password.
+// Empty: authenticated; else why not.
+QString authenticate(ssh_session s, const QString& key_file, AuthDelegate* delegate) {
+  if (ssh_userauth_none(s, nullptr) == SSH_AUTH_SUCCESS) return {};
+  return key_file.isEmpty() ? auth_default(s) : auth_with_key_file(s, key_file, delegate);
+}
+
 }  // namespace
 
 QStringList SshConnectOptions::validate() const {
@@ -177,10 +259,7 @@ std::unique_ptr<SshShell> SshShell::connect_to(const Target& target, const SshCo
     return nullptr;
   };
   if (key_state) *key_state = HostKeyState::error;
-  if (!libssh_supported())
-    return fail(QStringLiteral("libssh %1 is too old: medsynth needs 0.10.6 or newer (earlier versions have known "
-                               "authentication and known_hosts bugs)").arg(libssh_version()));
-  if (const QStringList problems = options.validate(); !problems.isEmpty()) return fail(problems.join(QStringLiteral("; ")));
+  if (const QString problem = setup_problem(options); !problem.isEmpty()) return fail(problem);
 
   shell->session_ = std::make_unique<Session>();
   ssh_session s = shell->session_->s = ssh_new();
@@ -194,18 +273,9 @@ std::unique_ptr<SshShell> SshShell::connect_to(const Target& target, const SshCo
 
   // What the cluster file says wins over the config; then the config; then
   // the defaults. The cluster's known_hosts always decides.
-  if (target.port > 0) ssh_options_set(s, SSH_OPTIONS_PORT, &target.port);
-  if (!target.user.isEmpty()) ssh_options_set(s, SSH_OPTIONS_USER, target.user.toUtf8().constData());
-  if (option_text(s, SSH_OPTIONS_USER).isEmpty()) {
-    const QByteArray env_user = qgetenv("USER");
-    // Null: libssh's own default, the passwd entry's name.
-    ssh_options_set(s, SSH_OPTIONS_USER, env_user.isEmpty() ? nullptr : env_user.constData());
-  }
+  set_port_and_user(s, target.port, target.user);
   const QByteArray known = expand_home(options.known_hosts).toLocal8Bit();
-  const long timeout = options.timeout_s;
-  ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &timeout);
-  ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, known.constData());
-  ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, known.constData());
+  set_timeout_and_known_hosts(s, options.timeout_s, known);
 
   const QString host_name = option_text(s, SSH_OPTIONS_HOST);
   unsigned int port = 22;
@@ -213,84 +283,60 @@ std::unique_ptr<SshShell> SshShell::connect_to(const Target& target, const SshCo
   const QString user_at = QStringLiteral("%1@%2:%3").arg(option_text(s, SSH_OPTIONS_USER), host_name).arg(port);
   shell->endpoint_ = host_name == target.address ? user_at : QStringLiteral("%1 (%2)").arg(target.address, user_at);
 
-  // ProxyJump: reach the last hop (through the earlier ones), then a tunnel
-  // from it to this host, which this session then speaks over.
-  std::optional<QList<SshJumpHop>> hops = target.hops;
-  if (!hops) {
-    QString problem;
-    hops = jump_hops_of_proxy_command(option_text(s, SSH_OPTIONS_PROXYCOMMAND), &problem);
-    if (!problem.isEmpty()) return fail(QStringLiteral("ssh config: ") + problem);
-  }
-  if (hops && !hops->isEmpty()) {
-    const QStringList path = QStringList(came_through) << target.address;
-    if (path.contains(hops->last().host))
-      return fail(QStringLiteral("ProxyJump loops back to %1 (%2 -> %1); check the ssh config")
-                      .arg(hops->last().host, QStringList(path).join(QStringLiteral(" -> "))));
-    if (path.size() > k_max_jump_hosts) return fail(QStringLiteral("ProxyJump goes through more than %1 hosts").arg(k_max_jump_hosts));
-    ssh_options_set(s, SSH_OPTIONS_PROXYCOMMAND, "none");  // not OpenSSH's `ssh -W`: we cross it ourselves
-    Target next;
-    next.address = hops->last().host;
-    next.port = hops->last().port;
-    next.user = hops->last().user;
-    if (hops->size() > 1) next.hops = hops->mid(0, hops->size() - 1);
-    QString problem;
-    auto jump = connect_to(next, options, &problem, nullptr, path);
-    if (!jump) return fail(QStringLiteral("jump host ") + problem);
-    auto tunnel = SshJumpTunnel::open(jump->session_->s, host_name, static_cast<int>(port), &problem);
-    if (!tunnel) return fail(QStringLiteral("jump host %1: %2").arg(jump->where(), problem));
-    const int fd = tunnel->socket();
-    ssh_options_set(s, SSH_OPTIONS_FD, &fd);
-    shell->endpoint_ += QStringLiteral(" via ") + hops->last().text();
-    shell->session_->jump = std::move(jump);
-    shell->session_->tunnel = std::move(tunnel);
-  }
+  if (const QString problem = shell->cross_proxy_jump(target, options, came_through, host_name, port);
+      !problem.isEmpty())
+    return fail(problem);
   if (ssh_connect(s) != SSH_OK) return fail(QStringLiteral("cannot connect: %1").arg(session_error(s)));
 
   const ServerKey key = server_key(s);
   shell->fingerprint_ = key.fingerprint;
   const QString name = known_hosts_name(host_name, static_cast<int>(port));
-  switch (ssh_session_is_known_server(s)) {
-    case SSH_KNOWN_HOSTS_OK:
-      if (key_state) *key_state = HostKeyState::known;
-      break;
-    case SSH_KNOWN_HOSTS_CHANGED:
-      if (key_state) *key_state = HostKeyState::changed;
-      return fail(QStringLiteral("the host key of %1 has CHANGED (now %2 %3). Someone may be intercepting the "
-                                 "connection, or the host was reinstalled; refusing to connect. If the change is "
-                                 "expected, remove its line from %4.")
-                      .arg(name, key.type, key.fingerprint, options.known_hosts));
-    case SSH_KNOWN_HOSTS_OTHER:
-      if (key_state) *key_state = HostKeyState::other_type;
-      return fail(QStringLiteral("%1 offered a %2 key (%3) but %4 holds a key of another type for it; refusing to connect")
-                      .arg(name, key.type, key.fingerprint, options.known_hosts));
-    case SSH_KNOWN_HOSTS_UNKNOWN:
-    case SSH_KNOWN_HOSTS_NOT_FOUND: {
-      if (key_state) *key_state = HostKeyState::unknown;
-      if (!options.delegate || !options.delegate->trust_unknown_host(name, key.type, key.fingerprint))
-        return fail(QStringLiteral("unknown host key %1 %2 (not in %3); not trusted").arg(key.type, key.fingerprint, options.known_hosts));
-      QDir().mkpath(QFileInfo(QString::fromLocal8Bit(known)).absolutePath());
-      if (ssh_session_update_known_hosts(s) != SSH_OK)
-        return fail(QStringLiteral("cannot add the host key to %1: %2").arg(options.known_hosts, session_error(s)));
-      break;
-    }
-    case SSH_KNOWN_HOSTS_ERROR:
-      return fail(QStringLiteral("cannot check the host key against %1: %2").arg(options.known_hosts, session_error(s)));
-  }
+  if (const QString problem = check_host_key(s, key, name, known, options, key_state); !problem.isEmpty())
+    return fail(problem);
 
-  if (options.delegate) {
-    ssh_callbacks_struct& cb = shell->session_->callbacks;
-    cb.userdata = options.delegate;
-    cb.auth_function = ask_delegate_for_passphrase;
-    ssh_callbacks_init(&cb);
-    ssh_set_callbacks(s, &cb);
-  }
-  // Some servers want "none" first (it also lists the methods); never a password.
-  if (ssh_userauth_none(s, nullptr) != SSH_AUTH_SUCCESS) {
-    const QString problem = target.key_file.isEmpty() ? auth_default(s) : auth_with_key_file(s, target.key_file, options.delegate);
-    if (!problem.isEmpty()) return fail(QStringLiteral("authentication failed: ") + problem);
-  }
+  route_passphrase_prompts(s, &shell->session_->callbacks, options.delegate);
+  if (const QString problem = authenticate(s, target.key_file, options.delegate); !problem.isEmpty())
+    return fail(QStringLiteral("authentication failed: ") + problem);
   if (key_state && *key_state == HostKeyState::unknown) *key_state = HostKeyState::known;
   return shell;
+}
+
+// ProxyJump: reach the last hop (through the earlier ones), then a tunnel
+// from it to this host, which this session then speaks over. Empty: crossed
+// (or no jump host); else why not.
+QString SshShell::cross_proxy_jump(const Target& target, const SshConnectOptions& options,
+                                   const QStringList& came_through, const QString& host_name, unsigned int port) {
+  ssh_session s = session_->s;
+  std::optional<QList<SshJumpHop>> hops = target.hops;
+  if (!hops) {
+    QString problem;
+    hops = jump_hops_of_proxy_command(option_text(s, SSH_OPTIONS_PROXYCOMMAND), &problem);
+    if (!problem.isEmpty()) return QStringLiteral("ssh config: ") + problem;
+  }
+  if (!hops || hops->isEmpty()) return {};
+  const QStringList path = QStringList(came_through) << target.address;
+  if (path.contains(hops->last().host))
+    return QStringLiteral("ProxyJump loops back to %1 (%2 -> %1); check the ssh config")
+        .arg(hops->last().host, QStringList(path).join(QStringLiteral(" -> ")));
+  if (path.size() > k_max_jump_hosts)
+    return QStringLiteral("ProxyJump goes through more than %1 hosts").arg(k_max_jump_hosts);
+  ssh_options_set(s, SSH_OPTIONS_PROXYCOMMAND, "none");  // not OpenSSH's `ssh -W`: we cross it ourselves
+  Target next;
+  next.address = hops->last().host;
+  next.port = hops->last().port;
+  next.user = hops->last().user;
+  if (hops->size() > 1) next.hops = hops->mid(0, hops->size() - 1);
+  QString problem;
+  auto jump = connect_to(next, options, &problem, nullptr, path);
+  if (!jump) return QStringLiteral("jump host ") + problem;
+  auto tunnel = SshJumpTunnel::open(jump->session_->s, host_name, static_cast<int>(port), &problem);
+  if (!tunnel) return QStringLiteral("jump host %1: %2").arg(jump->where(), problem);
+  const int fd = tunnel->socket();
+  ssh_options_set(s, SSH_OPTIONS_FD, &fd);
+  endpoint_ += QStringLiteral(" via ") + hops->last().text();
+  session_->jump = std::move(jump);
+  session_->tunnel = std::move(tunnel);
+  return {};
 }
 
 ShellResult SshShell::run(const QString& command, const QByteArray& input, int timeout_ms) {

@@ -57,6 +57,8 @@ class SshShell : public CommandShell {
   struct Target;
   static std::unique_ptr<SshShell> connect_to(const Target& target, const SshConnectOptions& options, QString* error,
                                               HostKeyState* key_state, const QStringList& came_through);
+  QString cross_proxy_jump(const Target& target, const SshConnectOptions& options, const QStringList& came_through,
+                           const QString& host_name, unsigned int port);
   std::unique_ptr<Session> session_;
   QString endpoint_;
   QString fingerprint_;

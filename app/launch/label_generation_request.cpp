@@ -8,8 +8,6 @@
 
 namespace medsynth::app {
 
-namespace {}  // namespace
-
 QStringList LabelGenerationRequest::validate() const {
   QStringList problems;
   if (run_dir.isEmpty())
@@ -22,6 +20,8 @@ QStringList LabelGenerationRequest::validate() const {
   else if (!QFileInfo(label_map).isFile())
     problems << QStringLiteral("label_map: %1 does not exist").arg(label_map);
   if (output_dir.isEmpty()) problems << QStringLiteral("output_dir: empty");
+  if (!inpaint_image.isEmpty() && !QFileInfo(inpaint_image).isFile())
+    problems << QStringLiteral("inpaint_image: %1 does not exist").arg(inpaint_image);
   if (nproc_per_node < 1) problems << QStringLiteral("nproc_per_node: must be >= 1 (got %1)").arg(nproc_per_node);
   return problems;
 }
@@ -32,6 +32,12 @@ LaunchRequest label_generation_launch_request(const LabelGenerationRequest& r) {
   l.nproc_per_node = r.nproc_per_node;
   l.generate_arguments << QStringLiteral("--label") << r.label_map << QStringLiteral("--output-dir") << r.output_dir
                        << QStringLiteral("--num-images") << QStringLiteral("1");
+  if (!r.inpaint_image.isEmpty()) {
+    l.generate_arguments << QStringLiteral("--inpaint") << r.inpaint_image << QStringLiteral("--region") << r.label_map;
+    QStringList classes;
+    for (int c : r.region_classes) classes << QString::number(c);
+    if (!classes.isEmpty()) l.generate_arguments << QStringLiteral("--region-classes") << classes.join(',');
+  }
   return l;
 }
 

@@ -2,11 +2,14 @@
 // map, the MAISI run whose networks generate from it, and the folder the
 // pair goes to, as a run like every other:
 //   launch --nproc-per-node 1 generate RUN --label MAP --output-dir OUT --num-images 1 --json
+// and "Regenerate this region" (issue 55) adds --inpaint IMAGE --region MAP
+// --region-classes C: the image's region made again, steered by the map.
 // (LocalLauncher's command; its event stream feeds a RunModel). Pure and
 // synchronous; LabelGenerationFlow runs it.
 #pragma once
 
 #include <QDateTime>
+#include <QList>
 #include <QString>
 #include <QStringList>
 
@@ -19,6 +22,12 @@ struct LabelGenerationRequest {
   QString label_map;   // the saved label map, on the grid to generate on
   QString output_dir;  // where generate writes the image and its label
   int nproc_per_node = 1;
+  // "Regenerate this region" (issue 55): the image whose region is made
+  // again and every other voxel kept (generate --inpaint IMAGE --region
+  // MAP), the region being the map's voxels of region_classes (every nonzero
+  // voxel when empty). Empty: a new image from the label.
+  QString inpaint_image;
+  QList<int> region_classes;
 
   // "field: reason" lines, empty when the request can run: the run
   // directory holds a job.yaml, the label map exists, the output folder is set.

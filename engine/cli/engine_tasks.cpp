@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "contract/run_directory.hpp"
 #include "core/error.hpp"
 #include "diffusion/latent_autoencoder.hpp"
 #include "diffusion/ldm_pipeline.hpp"
@@ -16,7 +17,10 @@ namespace {
 
 // generate.evaluate: judge the images against the training volumes
 // (engine/eval), with the run's autoencoder for the memorization audit's
-// latent distances; the table goes to stderr and RUN/evaluation/.
+// latent distances; the table goes to stderr and RUN/evaluation/, the
+// numbers also to RUN/tb as eval/* scalars (issue 53: a pipeline's stages
+// write their curves under their own folders, and the run's own tb/ stayed
+// empty while eval/* reached no TensorBoard).
 EvaluateGenerated evaluate_stage(const JobSpec& job, const std::string& run_root, bool quiet) {
   return [&job, run_root, quiet](const std::vector<std::string>& images, const std::string& autoencoder_checkpoint,
                                  EventWriter& events, std::int64_t step) {
@@ -29,6 +33,7 @@ EvaluateGenerated evaluate_stage(const JobSpec& job, const std::string& run_root
     const EvaluationReport report = evaluate_volumes(o);
     const std::string text = write_evaluation_files(report, o, out);
     emit_evaluation_events(report, o, events, step);
+    write_evaluation_scalars(report, RunDirectory{run_root}.tensorboard_dir(), step);
     events.artifact(out + "/evaluation.json", "evaluation", step);
     if (!quiet) std::cerr << text;
   };

@@ -28,6 +28,21 @@ void add_generate_options(CLI::App& cmd, GenerateArguments& a) {
   cmd.add_option("--quality-tries", a.quality_tries,
                  "Tries per image under --quality-check, the first included (default 2, NV-Generate's)")
       ->check(CLI::Range(1, 100));
+  cmd.add_option("--inpaint", a.inpaint,
+                 "A real CT whose region (--region) is made again and every other voxel kept: the images take its "
+                 "grid; with --label the ControlNet steers by that (edited) label map of the CT")
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--region", a.region,
+                 "With --inpaint: a mask or label map on the CT's grid; its nonzero voxels (or --region-classes) "
+                 "are regenerated")
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--region-classes", a.region_classes,
+                 "With --inpaint: the labels of --region that make the region, e.g. 23 (a tumour); default: every "
+                 "nonzero voxel")
+      ->delimiter(',');
+  cmd.add_option("--inpaint-margin", a.inpaint_margin,
+                 "With --inpaint: voxels the region grows by before the decoded voxels are copied in (default 2)")
+      ->check(CLI::Range(0, 64));
   cmd.add_option("--data", a.data,
                  "task: translation run: the cases to translate (a folder of case folders or a datalist JSON; "
                  "default: the job's data), written as OUTPUT/<case>/<case>-<target>.nii.gz");
@@ -50,6 +65,15 @@ std::vector<std::string> worker_generate_argv(const GenerateArguments& a) {
   if (!a.quality_check.empty()) argv.insert(argv.end(), {"--quality-check", absolute(a.quality_check)});
   if (!a.quality_check.empty() || a.quality_tries != GenerateArguments{}.quality_tries)
     argv.insert(argv.end(), {"--quality-tries", std::to_string(a.quality_tries)});
+  if (!a.inpaint.empty()) argv.insert(argv.end(), {"--inpaint", absolute(a.inpaint)});
+  if (!a.region.empty()) argv.insert(argv.end(), {"--region", absolute(a.region)});
+  if (!a.region_classes.empty()) {
+    std::string classes;
+    for (int c : a.region_classes) classes += (classes.empty() ? "" : ",") + std::to_string(c);
+    argv.insert(argv.end(), {"--region-classes", classes});
+  }
+  if (a.inpaint_margin != GenerateArguments{}.inpaint_margin)
+    argv.insert(argv.end(), {"--inpaint-margin", std::to_string(a.inpaint_margin)});
   if (!a.data.empty()) argv.insert(argv.end(), {"--data", absolute(a.data)});
   if (a.overwrite) argv.push_back("--overwrite");
   if (a.json) argv.push_back("--json");

@@ -15,6 +15,9 @@ namespace medsynth::cli {
 
 struct GenerateArguments {
   std::string run_dir, output_dir, label, data, quality_check;
+  std::string inpaint, region;      // generate --inpaint CT --region MASK
+  std::vector<int> region_classes;  // --region-classes 3,4: those labels of MASK
+  int inpaint_margin = 2;
   std::vector<std::string> overrides;
   int num_images = -1;  // -1: generate.num_images
   int quality_tries = 2;

@@ -69,6 +69,129 @@ int translate_run_cases(const RunDirectory& run, JobSpec job, const std::string&
   return 0;
 }
 
+// A task: ldm run samples new volumes: the options that translate given
+// cases or overwrite images are refused, as is a task that samples none.
+void refuse_what_sampling_cannot_do(const GenerateArguments& args, const RunDirectory& run, const JobSpec& job) {
+  if (args.inpaint.empty() && (!args.region.empty() || !args.region_classes.empty()))
+    throw UsageError("--region, --region-classes: they say which part of --inpaint CT to regenerate; give --inpaint");
+  if (args.overwrite)
+    throw UsageError(
+        "--overwrite: a task: ldm run keeps the images it finds and writes the missing ones; "
+        "remove those to sample again");
+  refuse_job_activations_larger_than_memory(job, run.job_file(), /*generating=*/true);
+  if (!args.data.empty()) throw UsageError("--data: only a task: translation run translates given cases");
+  if (!engine_tasks().traits(job.task).generates_volumes)
+    throw UsageError(run.job_file() + ": task is '" + job.task +
+                     "', generate needs a task: " + task_names_with(&TaskTraits::generates_volumes, " or ") + " run");
+}
+
+// The run's checkpoints (each required to exist), scale factor and output
+// folder, with --label's ControlNet and --quality-check's statistics.
+GenerateOptions generate_options_for(const GenerateArguments& args, const RunDirectory& run, const JobSpec& job) {
+  GenerateOptions o;
+  // A controlnet run steers the UNet it was trained against (ldm.diffusion_init).
+  const std::string own_unet = run.stage(k_diffusion_stage).last_checkpoint();
+  o.unet_checkpoint =
+      require_file(fs::exists(own_unet) || job.ldm.diffusion_init.empty() ? own_unet : job.ldm.diffusion_init,
+                   "diffusion stage checkpoint");
+  o.autoencoder_checkpoint =
+      require_file(job.ldm.autoencoder_checkpoint.empty() ? run.stage(k_autoencoder_stage).last_checkpoint()
+                                                          : job.ldm.autoencoder_checkpoint,
+                   "autoencoder checkpoint");
+  o.scale_factor_file = scale_factor_file_of(run, job.ldm.embedding_dir);
+  o.output_dir = args.output_dir.empty() ? run.output_dir() : args.output_dir;
+  if (!args.label.empty()) {
+    o.label = args.label;
+    o.controlnet_checkpoint =
+        require_file(run.stage(k_controlnet_stage).last_checkpoint(),
+                     "ControlNet checkpoint (import-maisi of a folder with one, or train RUN task=controlnet)");
+    o.controlnet_network_config =
+        require_file(run.stage(k_controlnet_stage).network_config_file(), "ControlNet network config");
+  }
+  o.inpaint = InpaintOptions{args.inpaint, args.region, args.region_classes, args.inpaint_margin};
+  if (o.inpaint.enabled()) o.on_note = [](const std::string& line) { std::cerr << "generate: " << line << std::endl; };
+  if (!args.quality_check.empty()) {
+    o.quality_statistics = std::make_shared<OrganStatistics>(read_organ_statistics(args.quality_check));
+    o.quality_max_tries = args.quality_tries;
+    o.on_note = [](const std::string& line) { std::cerr << "generate: " << line << std::endl; };
+  }
+  return o;
+}
+
+// This process's images of the run sampled (those already there kept), with
+// the run's events and a line per image; their paths on stdout unless --json.
+int sample_run_images(const GenerateArguments& args, const RunDirectory& run, const JobSpec& job, GenerateOptions& o,
+                      DistContext* dist) {
+  const int rank = dist ? dist->rank() : 0, world = dist ? dist->world_size() : 1;
+  const auto device = dist ? dist->device() : training_device(job.training.device, 0);
+  const auto planned = planned_images(job, o.output_dir, world, !o.label.empty());
+  std::int64_t kept = 0;
+  for (const auto& p : planned)
+    kept += p.rank == rank && fs::exists(p.path) ? 1 : 0;  // this process's, kept as they are
+  GenerateEvents events(args.json, run, o.output_dir, job, device.str(), rank, world,
+                        static_cast<std::int64_t>(planned.size()), kept);
+  events.known_already(planned);
+  if (dist) dist->barrier("generate: existing images noted");  // before any rank writes one
+  // A line per image on stderr as it is written: at MAISI size an image
+  // takes minutes, and a silent command looks like a hung one.
+  std::int64_t written = kept;
+  const std::int64_t mine =
+      std::count_if(planned.begin(), planned.end(), [rank](const GeneratedImage& p) { return p.rank == rank; });
+  o.on_image_written = [&events, &written, mine](const GeneratedImage& image) {
+    events.image_written(image);
+    std::cerr << "generate: image " << ++written << "/" << mine << " of this process written: " << image.path
+              << " (seed " << image.seed << ", " << std::fixed << std::setprecision(1) << image.seconds << " s)"
+              << std::endl;
+  };
+  // And within an image: sampling steps, then decoder tiles.
+  ProgressLines progress({.prefix = "generate"});
+  o.on_progress = [&progress](std::string_view phase, std::int64_t done, std::int64_t total) {
+    progress.report(phase, done, total);
+  };
+  std::vector<GeneratedImage> images;
+  try {
+    images = generate_images(job, o);
+  } catch (const std::exception& e) {
+    events.failed(e);
+    throw;
+  }
+  const MemoryHighWater memory = memory_high_water(device);
+  events.finished(planned, event_fields(memory));
+  std::cerr << describe(memory) << "\n";
+  if (!args.json)
+    for (const auto& image : images) std::cout << image.path << "\n";
+  return 0;
+}
+
+int run_generate(const GenerateArguments& args) {
+  const RunDirectory run = open_run_directory(args.run_dir);
+  // Rank 0 writes the run's events (and output/): it holds the run's lock
+  // while it generates, as train does (run/run_lock.hpp).
+  std::optional<RunLock> lock;
+  if (read_dist_environment(process_environment()).rank == 0) {
+    lock.emplace(RunLock::acquire(run.root, "generate"));
+    if (!lock->note().empty()) std::cerr << "generate: " << lock->note() << "\n";
+  }
+  JobSpec job = load_job_file_with_overrides(run.job_file(), args.overrides);
+  refuse_job_networks_larger_than_memory(job, run.job_file());
+  if (engine_tasks().traits(job.task).reads_cases) {
+    if (!args.inpaint.empty())
+      throw UsageError("--inpaint: a task: " + job.task +
+                       " run translates whole cases; a region is regenerated by a "
+                       "task: ldm run (or one made by import-maisi)");
+    refuse_job_activations_larger_than_memory(job, run.job_file(),
+                                              /*generating=*/false);  // whole cases, not an output size
+    return translate_run_cases(run, job, args.data, args.output_dir, args.overwrite);
+  }
+  refuse_what_sampling_cannot_do(args, run, job);
+  if (args.num_images >= 0) job.generate.num_images = args.num_images;
+  if (args.base_seed >= 0) job.generate.base_seed = args.base_seed;
+  auto dist = process_group_from_environment(job);
+  GenerateOptions o = generate_options_for(args, run, job);
+  o.dist = dist.get();
+  return sample_run_images(args, run, job, o, dist.get());
+}
+
 }  // namespace
 
 Action add_encode_verb(CLI::App& app) {
@@ -107,97 +230,7 @@ Action add_generate_verb(CLI::App& app) {
   auto args = std::make_shared<GenerateArguments>();
   auto* cmd = app.add_subcommand("generate", "Sample volumes from a task: ldm run: output/image_seed{S}_rank{R}.nii.gz");
   add_generate_options(*cmd, *args);
-  return [args] {
-    const RunDirectory run = open_run_directory(args->run_dir);
-    // Rank 0 writes the run's events (and output/): it holds the run's lock
-    // while it generates, as train does (run/run_lock.hpp).
-    std::optional<RunLock> lock;
-    if (read_dist_environment(process_environment()).rank == 0) {
-      lock.emplace(RunLock::acquire(run.root, "generate"));
-      if (!lock->note().empty()) std::cerr << "generate: " << lock->note() << "\n";
-    }
-    JobSpec job = load_job_file_with_overrides(run.job_file(), args->overrides);
-    refuse_job_networks_larger_than_memory(job, run.job_file());
-    if (engine_tasks().traits(job.task).reads_cases) {
-      refuse_job_activations_larger_than_memory(job, run.job_file(),
-                                                /*generating=*/false);  // whole cases, not an output size
-      return translate_run_cases(run, job, args->data, args->output_dir, args->overwrite);
-    }
-    if (args->overwrite)
-      throw UsageError(
-          "--overwrite: a task: ldm run keeps the images it finds and writes the missing ones; "
-          "remove those to sample again");
-    refuse_job_activations_larger_than_memory(job, run.job_file(), /*generating=*/true);
-    if (!args->data.empty()) throw UsageError("--data: only a task: translation run translates given cases");
-    if (!engine_tasks().traits(job.task).generates_volumes)
-      throw UsageError(run.job_file() + ": task is '" + job.task +
-                       "', generate needs a task: " + task_names_with(&TaskTraits::generates_volumes, " or ") + " run");
-    if (args->num_images >= 0) job.generate.num_images = args->num_images;
-    if (args->base_seed >= 0) job.generate.base_seed = args->base_seed;
-    auto dist = process_group_from_environment(job);
-    GenerateOptions o;
-    // A controlnet run steers the UNet it was trained against (ldm.diffusion_init).
-    const std::string own_unet = run.stage(k_diffusion_stage).last_checkpoint();
-    o.unet_checkpoint =
-        require_file(fs::exists(own_unet) || job.ldm.diffusion_init.empty() ? own_unet : job.ldm.diffusion_init,
-                     "diffusion stage checkpoint");
-    o.autoencoder_checkpoint =
-        require_file(job.ldm.autoencoder_checkpoint.empty() ? run.stage(k_autoencoder_stage).last_checkpoint()
-                                                            : job.ldm.autoencoder_checkpoint,
-                     "autoencoder checkpoint");
-    o.scale_factor_file = scale_factor_file_of(run, job.ldm.embedding_dir);
-    o.output_dir = args->output_dir.empty() ? run.output_dir() : args->output_dir;
-    if (!args->label.empty()) {
-      o.label = args->label;
-      o.controlnet_checkpoint =
-          require_file(run.stage(k_controlnet_stage).last_checkpoint(),
-                       "ControlNet checkpoint (import-maisi of a folder with one, or train RUN task=controlnet)");
-      o.controlnet_network_config =
-          require_file(run.stage(k_controlnet_stage).network_config_file(), "ControlNet network config");
-    }
-    if (!args->quality_check.empty()) {
-      o.quality_statistics = std::make_shared<OrganStatistics>(read_organ_statistics(args->quality_check));
-      o.quality_max_tries = args->quality_tries;
-      o.on_note = [](const std::string& line) { std::cerr << "generate: " << line << std::endl; };
-    }
-    o.dist = dist.get();
-    const int rank = dist ? dist->rank() : 0, world = dist ? dist->world_size() : 1;
-    const auto device = dist ? dist->device() : training_device(job.training.device, 0);
-    const auto planned = planned_images(job, o.output_dir, world, !o.label.empty());
-    std::int64_t kept = 0;
-    for (const auto& p : planned) kept += p.rank == rank && fs::exists(p.path) ? 1 : 0;  // this process's, kept as they are
-    GenerateEvents events(args->json, run, o.output_dir, job, device.str(), rank, world,
-                          static_cast<std::int64_t>(planned.size()), kept);
-    events.known_already(planned);
-    if (dist) dist->barrier("generate: existing images noted");  // before any rank writes one
-    // A line per image on stderr as it is written: at MAISI size an image
-    // takes minutes, and a silent command looks like a hung one.
-    std::int64_t written = kept;
-    const std::int64_t mine = std::count_if(planned.begin(), planned.end(), [rank](const GeneratedImage& p) { return p.rank == rank; });
-    o.on_image_written = [&events, &written, mine](const GeneratedImage& image) {
-      events.image_written(image);
-      std::cerr << "generate: image " << ++written << "/" << mine << " of this process written: " << image.path << " (seed "
-                << image.seed << ", " << std::fixed << std::setprecision(1) << image.seconds << " s)" << std::endl;
-    };
-    // And within an image: sampling steps, then decoder tiles.
-    ProgressLines progress({.prefix = "generate"});
-    o.on_progress = [&progress](std::string_view phase, std::int64_t done, std::int64_t total) {
-      progress.report(phase, done, total);
-    };
-    std::vector<GeneratedImage> images;
-    try {
-      images = generate_images(job, o);
-    } catch (const std::exception& e) {
-      events.failed(e);
-      throw;
-    }
-    const MemoryHighWater memory = memory_high_water(device);
-    events.finished(planned, event_fields(memory));
-    std::cerr << describe(memory) << "\n";
-    if (!args->json)
-      for (const auto& image : images) std::cout << image.path << "\n";
-    return 0;
-  };
+  return [args] { return run_generate(*args); };
 }
 
 }  // namespace medsynth::cli

@@ -32,16 +32,67 @@ namespace medsynth::cli {
 
 namespace {
 
-int run(const TrainArguments& given) {
-  TrainArguments a = given;
-  const EnvLookup environment = process_environment();
-  // A job SLURM requeued (after our SIGUSR1 checkpoint, or a node failure)
-  // starts again with the same command line: continue the newest run.
+// A job SLURM requeued (after our SIGUSR1 checkpoint, or a node failure)
+// starts again with the same command line: continue the newest run.
+void resume_when_slurm_requeued(TrainArguments& a, const EnvLookup& environment) {
   if (a.resume.empty() && slurm_restart_count(environment) > 0) {
     std::cerr << "medsynth-engine: SLURM_RESTART_COUNT=" << slurm_restart_count(environment)
               << ": resuming the newest run of this job\n";
     a.resume = "auto";
   }
+}
+
+// Rank 0 decided (created, or found the run to resume); the others follow.
+void follow_rank0s_run(DistContext& dist, const DistEnvironment& env, TrainerOptions& options) {
+  const std::string root = dist.share_from_rank0("run_dir", options.run.root);
+  const std::string from = dist.share_from_rank0("resume_from", options.resume_from);
+  if (env.rank != 0) {
+    options.run = open_run_directory(root);
+    options.resume_from = from;
+  }
+}
+
+// The options from the command line: initial weights, output, progress and
+// test hooks; and the stop signals' handlers, installed.
+void set_options_of_arguments(TrainerOptions& options, const TrainArguments& a, const DistEnvironment& env) {
+  // Resuming (a restart, or checkpoint.resume) continues from the checkpoint's own weights.
+  if (options.resume_from.empty()) options.init_weights = a.init_weights;
+  options.json_stdout = a.json;
+  options.quiet = a.quiet;
+  options.progress_bar = !a.no_progress && env.rank == 0;
+  // Lines stay with --no-progress: the SLURM and SSH launchers pass it, and a
+  // batch log is where they are needed most.
+  options.progress_every_s = a.progress_every_s;
+  options.test_hooks = training_test_hooks(a);
+  install_stop_handlers();
+  options.stop_signal = &stop_flag();
+}
+
+// Rank 0's part of a stop by SIGUSR1: the SLURM job requeued (or why not),
+// said on stderr.
+void requeue_when_slurm_time_is_near(const EnvLookup& environment) {
+  if (stop_signal_number() == SIGUSR1) {
+    if (const auto job_id = slurm_job_id(environment)) {
+      const std::string problem = requeue_slurm_job(*job_id);
+      std::cerr << "medsynth-engine: "
+                << (problem.empty() ? "SIGUSR1: checkpoint written; requeued SLURM job " + *job_id : problem) << "\n";
+    } else {
+      std::cerr << "medsynth-engine: SIGUSR1 outside SLURM (no SLURM_JOB_ID): checkpoint written, not requeued\n";
+    }
+  }
+}
+
+void print_train_result(const TrainerOptions& options, const TrainResult& result) {
+  std::cout << "run directory: " << options.run.root << "\n";
+  for (const auto& [name, value] : result.final_metrics) std::cout << name << " = " << value << "\n";
+  if (!result.best_checkpoint.empty()) std::cout << "best checkpoint: " << result.best_checkpoint << "\n";
+  std::cout << "last checkpoint: " << result.last_checkpoint << "\n";
+}
+
+int run(const TrainArguments& given) {
+  TrainArguments a = given;
+  const EnvLookup environment = process_environment();
+  resume_when_slurm_requeued(a, environment);
   JobSpec job = load_train_job(a);
 
   TrainerOptions options;
@@ -63,26 +114,8 @@ int run(const TrainArguments& given) {
     options.run = r.run;
     options.resume_from = r.resume_from;
   }
-  if (dist) {
-    // Rank 0 decided (created, or found the run to resume); the others follow.
-    const std::string root = dist->share_from_rank0("run_dir", options.run.root);
-    const std::string from = dist->share_from_rank0("resume_from", options.resume_from);
-    if (env.rank != 0) {
-      options.run = open_run_directory(root);
-      options.resume_from = from;
-    }
-  }
-  // Resuming (a restart, or checkpoint.resume) continues from the checkpoint's own weights.
-  if (options.resume_from.empty()) options.init_weights = a.init_weights;
-  options.json_stdout = a.json;
-  options.quiet = a.quiet;
-  options.progress_bar = !a.no_progress && env.rank == 0;
-  // Lines stay with --no-progress: the SLURM and SSH launchers pass it, and a
-  // batch log is where they are needed most.
-  options.progress_every_s = a.progress_every_s;
-  options.test_hooks = training_test_hooks(a);
-  install_stop_handlers();
-  options.stop_signal = &stop_flag();
+  if (dist) follow_rank0s_run(*dist, env, options);
+  set_options_of_arguments(options, a, env);
 
   if (env.rank == 0) std::cerr << "medsynth-engine: run directory: " << options.run.root << "\n";
   TrainResult result;
@@ -91,14 +124,7 @@ int run(const TrainArguments& given) {
   } catch (const Interrupted&) {
     // The checkpoint is written. Under SLURM, SIGUSR1 means "the time limit
     // is near": rank 0 puts the job back in the queue, once.
-    if (env.rank == 0 && stop_signal_number() == SIGUSR1) {
-      if (const auto job_id = slurm_job_id(environment)) {
-        const std::string problem = requeue_slurm_job(*job_id);
-        std::cerr << "medsynth-engine: " << (problem.empty() ? "SIGUSR1: checkpoint written; requeued SLURM job " + *job_id : problem) << "\n";
-      } else {
-        std::cerr << "medsynth-engine: SIGUSR1 outside SLURM (no SLURM_JOB_ID): checkpoint written, not requeued\n";
-      }
-    }
+    if (env.rank == 0) requeue_when_slurm_time_is_near(environment);
     // Every rank leaves together: under `srun --kill-on-bad-exit` the first
     // rank to exit gets the others killed, which must not hit rank 0 while
     // it writes the checkpoint or before it has requeued the job.
@@ -106,12 +132,7 @@ int run(const TrainArguments& given) {
     throw;
   }
   if (dist) dist->shutdown();  // NCCL's communicators destroyed in order, not aborted
-  if (!a.json && env.rank == 0) {
-    std::cout << "run directory: " << options.run.root << "\n";
-    for (const auto& [name, value] : result.final_metrics) std::cout << name << " = " << value << "\n";
-    if (!result.best_checkpoint.empty()) std::cout << "best checkpoint: " << result.best_checkpoint << "\n";
-    std::cout << "last checkpoint: " << result.last_checkpoint << "\n";
-  }
+  if (!a.json && env.rank == 0) print_train_result(options, result);
   return 0;
 }
 

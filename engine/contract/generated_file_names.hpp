@@ -23,4 +23,10 @@ std::string paired_label_path(const std::string& image_path);
 // (generate --quality-check's tries). Throws as paired_label_path.
 std::string quality_report_path(const std::string& image_path);
 
+// "image_seed7_rank0.nii.gz" -> "image_seed7_rank0_inpaint.json",
+// "sample_seed7_rank0_image.nii.gz" -> "sample_seed7_rank0_inpaint.json"
+// (generate --inpaint: the region and its seam). RuntimeError for a name
+// that is not a .nii.gz.
+std::string inpaint_report_path(const std::string& image_path);
+
 }  // namespace medsynth

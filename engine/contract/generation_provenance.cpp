@@ -49,8 +49,59 @@ std::string provenance_json(const GenerationProvenance& p) {
     if (!p.controlnet_network_config_hash.empty())
       m[hash_key("controlnet_network_config", a)] = p.controlnet_network_config_hash;
   }
+  if (!p.inpaint_source.empty()) {
+    auto& m = out["medsynth_provenance"];
+    m["inpaint_source"] = p.inpaint_source;
+    m[hash_key("inpaint_source", a)] = p.inpaint_source_hash;
+    m["inpaint_region"] = p.inpaint_region;
+    m[hash_key("inpaint_region", a)] = p.inpaint_region_hash;
+    m["inpaint_region_classes"] = p.inpaint_region_classes;
+    m["inpaint_margin"] = p.inpaint_margin;
+    m["inpaint_voxels"] = p.inpaint_voxels;
+  }
   return out.dump();
 }
+
+namespace {
+
+// A provenance is a stranger's text once the file travels: every number
+// is checked before it drives anything (issue 37: threads -1 or 1e300
+// gave a backtrace, 512 spawned 512 threads).
+std::int64_t bounded_integer(const nlohmann::json& p, const char* key, std::int64_t lo, std::int64_t hi,
+                             const std::string& source) {
+  const auto& v = p.at(key);
+  // An unsigned value past int64's range would wrap in get<int64_t> (found by tests/fuzz).
+  const bool representable =
+      v.is_number_integer() &&
+      (!v.is_number_unsigned() ||
+       v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+  if (!representable || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
+    throw DataError(source, std::string("medsynth provenance: ") + key + " is " + v.dump() +
+                                "; expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
+  return v.get<std::int64_t>();
+}
+
+// generate --inpaint's fields: the source image, its region and margin.
+void read_inpaint_fields(const nlohmann::json& p, const std::string& a, const std::string& source,
+                         GenerationProvenance& out) {
+  out.inpaint_source = p.at("inpaint_source");
+  out.inpaint_source_hash = p.at(hash_key("inpaint_source", a));
+  out.inpaint_region = p.at("inpaint_region");
+  out.inpaint_region_hash = p.at(hash_key("inpaint_region", a));
+  const auto& classes = p.at("inpaint_region_classes");
+  if (!classes.is_array() || classes.size() > 65536)
+    throw DataError(source, "medsynth provenance: inpaint_region_classes is not a list of at most 65536 labels");
+  for (const auto& c : classes) {
+    if (!c.is_number_integer() || c.get<std::int64_t>() < 0 || c.get<std::int64_t>() > 65535)
+      throw DataError(source, "medsynth provenance: inpaint_region_classes holds " + c.dump() +
+                                  "; labels are whole numbers in [0, 65535]");
+    out.inpaint_region_classes.push_back(static_cast<int>(c.get<std::int64_t>()));
+  }
+  out.inpaint_margin = static_cast<int>(bounded_integer(p, "inpaint_margin", 0, 1024, source));
+  out.inpaint_voxels = bounded_integer(p, "inpaint_voxels", 0, std::numeric_limits<std::int64_t>::max(), source);
+}
+
+}  // namespace
 
 std::optional<GenerationProvenance> parse_provenance(const std::string& text, const std::string& source) {
   nlohmann::json j;
@@ -71,20 +122,8 @@ std::optional<GenerationProvenance> parse_provenance(const std::string& text, co
     out.unet_checkpoint_hash = p.at(hash_key("unet_checkpoint", a));
     out.autoencoder_checkpoint = p.at("autoencoder_checkpoint");
     out.autoencoder_checkpoint_hash = p.at(hash_key("autoencoder_checkpoint", a));
-    // A provenance is a stranger's text once the file travels: every number
-    // is checked before it drives anything (issue 37: threads -1 or 1e300
-    // gave a backtrace, 512 spawned 512 threads).
     const auto integer = [&](const char* key, std::int64_t lo, std::int64_t hi) {
-      const auto& v = p.at(key);
-      // An unsigned value past int64's range would wrap in get<int64_t> (found by tests/fuzz).
-      const bool representable =
-          v.is_number_integer() &&
-          (!v.is_number_unsigned() ||
-           v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
-      if (!representable || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
-        throw DataError(source, std::string("medsynth provenance: ") + key + " is " + v.dump() +
-                                    "; expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
-      return v.get<std::int64_t>();
+      return bounded_integer(p, key, lo, hi, source);
     };
     const auto& scale = p.at("scale_factor");
     if (!scale.is_number() || !(scale.get<double>() > 0) || !std::isfinite(scale.get<double>()))
@@ -114,6 +153,7 @@ std::optional<GenerationProvenance> parse_provenance(const std::string& text, co
       out.controlnet_network_config = p.at("controlnet_network_config");
       if (a == "sha256") out.controlnet_network_config_hash = p.at(hash_key("controlnet_network_config", a));
     }
+    if (p.contains("inpaint_source")) read_inpaint_fields(p, a, source, out);
   } catch (const nlohmann::json::exception& e) {
     throw DataError(source, std::string("medsynth provenance: ") + e.what());
   }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/file_digest.hpp"
 
@@ -41,6 +42,14 @@ struct GenerationProvenance {
   std::string label, label_hash;
   std::string controlnet_checkpoint, controlnet_checkpoint_hash;
   std::string controlnet_network_config, controlnet_network_config_hash;
+  // Regeneration of a region of a real image (generate --inpaint) only,
+  // empty otherwise: the image every voxel outside the region was copied
+  // from, the region's mask, and the margin in voxels that the region grew by.
+  std::string inpaint_source, inpaint_source_hash;
+  std::string inpaint_region, inpaint_region_hash;
+  std::vector<int> inpaint_region_classes;  // the region's labels; empty: every nonzero voxel
+  int inpaint_margin = 0;
+  std::int64_t inpaint_voxels = 0;  // voxels regenerated (the region and its margin)
 };
 
 std::string provenance_json(const GenerationProvenance& p);

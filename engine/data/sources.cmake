@@ -10,6 +10,7 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/intensity_transforms.cpp
   ${CMAKE_CURRENT_LIST_DIR}/label_preparation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_batch_source.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/region_blend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/patch_grid.cpp
   ${CMAKE_CURRENT_LIST_DIR}/preprocess.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sliding_window_inference.cpp

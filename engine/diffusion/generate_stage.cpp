@@ -121,7 +121,8 @@ namespace {
 // its provenance (a NIfTI comment extension) before it takes its final name.
 class ImageMaker {
  public:
-  ImageMaker(const JobSpec& job, const GenerateOptions& o, const c10::Device& device, int world)
+  ImageMaker(const JobSpec& job, const GenerateOptions& o, const c10::Device& device, int world,
+             const InpaintSource* inpaint = nullptr)
       : job_(job),
         device_(device),
         task_(job, /*scale_factor=*/1.0),  // its UNet alone samples here; scale_ below is the run's
@@ -130,7 +131,8 @@ class ImageMaker {
         quality_(o.quality_statistics),
         quality_max_tries_(o.quality_max_tries),
         seed_stride_(std::max<std::int64_t>(1, static_cast<std::int64_t>(planned_images(job, "", world, true).size()))),
-        on_note_(o.on_note) {
+        on_note_(o.on_note),
+        inpaint_(inpaint) {
     if (quality_ && o.label.empty())
       throw UsageError("--quality-check: the organs to judge are a label map's; give --label");
     if (quality_max_tries_ < 1) throw UsageError("--quality-tries: must be at least 1");
@@ -146,9 +148,11 @@ class ImageMaker {
     inputs_ = generation_inputs(job, device);
     if (!o.label.empty()) {
       label_ = read_volume(o.label);
-      guidance_.emplace(o.controlnet_network_config, o.controlnet_checkpoint, label_, o.label,
-                        job.model.tensor_axes == "xyz", device,
-                        job.generate.guide_against_tumour_free_label && job.generate.guidance_scale > 0);
+      if (inpaint_ && grid_difference(inpaint_->image(), label_) != GridDifference::none)
+        throw DataError(o.label, "is not on the grid of " + o.inpaint.image + ", whose region it steers");
+      guidance_.emplace(o.controlnet_network_config, o.controlnet_checkpoint,
+                        inpaint_ ? inpaint_->to_network_side(label_) : label_, o.label, job.model.tensor_axes == "xyz",
+                        device, job.generate.guide_against_tumour_free_label && job.generate.guidance_scale > 0);
       provenance_.label = fs::absolute(o.label).string();
       provenance_.label_hash = file_sha256(o.label);
       provenance_.controlnet_checkpoint = fs::absolute(o.controlnet_checkpoint).string();
@@ -169,6 +173,7 @@ class ImageMaker {
     provenance_.modality = std::string(to_string(job.data.modality));
     provenance_.job_config_hash = job_config_hash(job);
     provenance_.job_yaml = job_to_yaml(job);
+    if (inpaint_) encode_inpaint_source(o.inpaint);
   }
 
   void make(GeneratedImage& p) {
@@ -202,13 +207,14 @@ class ImageMaker {
     provenance.threads = at::get_num_threads();
     // Complete (voxels and provenance) before it has its name: generate skips existing files.
     const std::string partial = p.path.substr(0, p.path.size() - std::string(".nii.gz").size()) + ".partial.nii.gz";
-    if (guidance_) {
+    if (inpaint_) report_seam(p, volume);
+    if (guidance_ && !inpaint_) {
       // On the label's grid, so that the pair overlays in any viewer; the
       // label is written first: the image's name is what marks a pair done.
       volume.origin = label_.origin;
       volume.direction = label_.direction;
-      write_volume(label_, paired_label_path(p.path), StoredPixel::label);
     }
+    if (guidance_) write_volume(label_, paired_label_path(p.path), StoredPixel::label);
     write_volume(volume, partial,
                  guidance_ && job_.generate.label_image_int16 ? StoredPixel::int16 : StoredPixel::float32);
     try {
@@ -234,9 +240,10 @@ class ImageMaker {
         return true;
       };
     };
-    auto z = sample_latent(*task_.unet(), task_.scheduler(), shape_, seed, inputs_, device_,
-                           guidance_ ? &*guidance_ : nullptr, job_.generate.guidance_scale,
-                           report(image_name + ": sampling"));
+    auto z = inpaint_ ? sample_region(seed, report(image_name + ": sampling"))
+                      : sample_latent(*task_.unet(), task_.scheduler(), shape_, seed, inputs_, device_,
+                                      guidance_ ? &*guidance_ : nullptr, job_.generate.guidance_scale,
+                                      report(image_name + ": sampling"));
     const TileBlending blending{job_.generate.decode_overlap, job_.generate.decode_blend == "gaussian"};
     const auto decoding = report(image_name + ": decoding");
     auto image = first_stage_.decode_tiled(z / scale_, job_.generate.decode_tile, blending,
@@ -249,8 +256,54 @@ class ImageMaker {
           p.path + ": not written: " + std::to_string(bad) + " of " + std::to_string(image.numel()) +
           " voxels came out NaN or infinite (non-finite weights or latents; check the checkpoints that made it)");
     Volume volume = to_output_volume(image, job_);
+    // Inpainting keeps every voxel outside the region, the body's outside too.
+    if (inpaint_) return inpaint_->blend_back(volume);
     if (guidance_ && job_.generate.body_crop) crop_to_label_body(volume, label_, job_);
     return volume;
+  }
+
+  // The source image's latent (scaled as the UNet samples it) and the cells
+  // its region leaves alone, once for every image.
+  void encode_inpaint_source(const InpaintOptions& o) {
+    at::NoGradGuard no_grad;
+    const bool xyz = job_.model.tensor_axes == "xyz";
+    known_ = first_stage_.encode_tiled(inpaint_->network_image(xyz).to(device_), job_.ldm.encode_tile) * scale_;
+    if (known_.sizes() != at::IntArrayRef(shape_))
+      throw DataError(o.image, "encodes to a latent of another shape than the UNet samples (" +
+                                   std::to_string(known_.size(1)) + " channels; check the run's networks)");
+    keep_ = inpaint_->latent_keep(autoencoder_scale(job_.model.autoencoder), xyz);
+    provenance_.inpaint_source = fs::absolute(o.image).string();
+    provenance_.inpaint_source_hash = file_sha256(o.image);
+    provenance_.inpaint_region = fs::absolute(o.region).string();
+    provenance_.inpaint_region_hash = file_sha256(o.region);
+    provenance_.inpaint_region_classes = o.region_classes;
+    provenance_.inpaint_margin = o.margin;
+    provenance_.inpaint_voxels = inpaint_->regenerated_voxels();
+    inpaint_options_ = o;
+  }
+
+  // The reverse process with the source's latent kept outside the region.
+  at::Tensor sample_region(std::int64_t seed, const std::function<void(std::int64_t, std::int64_t)>& on_step) {
+    SamplingConditioning conditioning;
+    conditioning.embedding = inputs_;
+    conditioning.controlnet = guidance_ ? &*guidance_ : nullptr;
+    conditioning.guidance_scale = job_.generate.guidance_scale;
+    conditioning.known = known_;
+    conditioning.keep = keep_;
+    return reverse_process(*task_.unet(), task_.scheduler(), shape_,
+                           at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed)), device_,
+                           conditioning, on_step);
+  }
+
+  // The region's report beside the image, and a note of its seam.
+  void report_seam(const GeneratedImage& p, const Volume& volume) {
+    const SeamMeasure seam = inpaint_->seam(volume);
+    write_string_atomically(inpaint_report_path(p.path),
+                            inpaint_report_json(inpaint_options_, seam, fs::path(p.path).filename().string()) + "\n");
+    note("image seed " + std::to_string(p.seed) + ": regenerated " + std::to_string(seam.region_voxels) +
+         " voxels of " + inpaint_options_.image + " (" + std::to_string(seam.changed_voxels) + " changed); seam step " +
+         std::to_string(seam.result_step) + " HU across the region's border (the source's own " +
+         std::to_string(seam.source_step) + " HU)");
   }
 
   void note(const std::string& line) const {
@@ -272,12 +325,19 @@ class ImageMaker {
   int quality_max_tries_ = 2;
   std::int64_t seed_stride_ = 1;
   std::function<void(const std::string&)> on_note_;
+  const InpaintSource* inpaint_ = nullptr;  // generate --inpaint
+  InpaintOptions inpaint_options_;
+  at::Tensor known_, keep_;
 };
 
 }  // namespace
 
 std::vector<GeneratedImage> generate_images(const JobSpec& given_job, const GenerateOptions& o) {
-  const JobSpec job = o.label.empty() ? given_job : job_for_label(given_job, o.label);
+  std::optional<InpaintSource> inpaint;
+  if (o.inpaint.enabled()) inpaint.emplace(given_job, o.inpaint);
+  const JobSpec job = inpaint           ? inpaint->job_for_image(given_job)
+                      : o.label.empty() ? given_job
+                                        : job_for_label(given_job, o.label);
   const int rank = o.dist ? o.dist->rank() : 0;
   const int world = o.dist ? o.dist->world_size() : 1;
   const c10::Device device = o.dist ? o.dist->device() : training_device(job.training.device, 0);
@@ -288,7 +348,7 @@ std::vector<GeneratedImage> generate_images(const JobSpec& given_job, const Gene
   bool any_missing = false;
   for (const auto& p : mine) any_missing = any_missing || !fs::exists(p.path);
   if (any_missing) {
-    ImageMaker maker(job, o, device, world);
+    ImageMaker maker(job, o, device, world, inpaint ? &*inpaint : nullptr);
     for (auto& p : mine) {
       if (fs::exists(p.path)) continue;
       maker.make(p);
@@ -301,7 +361,10 @@ std::vector<GeneratedImage> generate_images(const JobSpec& given_job, const Gene
 }
 
 void generate_image(const JobSpec& job, const GenerateOptions& o, GeneratedImage& image, int world_size) {
-  ImageMaker maker(job, o, training_device(job.training.device, 0), world_size);
+  std::optional<InpaintSource> inpaint;
+  if (o.inpaint.enabled()) inpaint.emplace(job, o.inpaint);
+  const JobSpec image_job = inpaint ? inpaint->job_for_image(job) : job;
+  ImageMaker maker(image_job, o, training_device(job.training.device, 0), world_size, inpaint ? &*inpaint : nullptr);
   maker.make(image);
 }
 

@@ -20,6 +20,7 @@
 
 #include "config/job_spec.hpp"
 #include "contract/generated_file_names.hpp"
+#include "diffusion/region_inpainting.hpp"
 #include "volume/volume.hpp"
 #include "models/unet_conditioning.hpp"
 
@@ -70,6 +71,12 @@ struct GenerateOptions {
   std::shared_ptr<const OrganStatistics> quality_statistics;
   int quality_max_tries = 2;                             // NV-Generate's max_try_time
   std::function<void(const std::string& line)> on_note;  // a failed check and what is done about it
+  // generate --inpaint (issue 55): each image is options.inpaint.image with
+  // only its region made again (diffusion/region_inpainting.hpp), on that
+  // image's grid, with a report of the region and its seam beside it
+  // (..._inpaint.json). With `label`, the ControlNet steers by a label map of
+  // that image (an edited one: the region then follows the edit).
+  InpaintOptions inpaint;
 };
 
 // The images of every rank (deterministic), in image order.

@@ -34,6 +34,22 @@ at::Tensor reverse_process(DiffusionModelUNetImpl& unet, const DiffusionSchedule
   auto x = at::randn(shape, generator, cpu).to(device);
   const double numel = static_cast<double>(shape[2] * shape[3] * shape[4]);
   const auto steps = scheduler.inference_timesteps(numel);
+  const bool inpainting = conditioning.known.defined();
+  // A choice, not a blend: the kept part is the known latent bit for bit.
+  const at::Tensor keep = inpainting ? conditioning.keep.to(device).gt(0.5) : at::Tensor();
+  const at::Tensor known = inpainting ? conditioning.known.to(device, at::kFloat) : at::Tensor();
+  // The known part at timestep t (t < 0: the clean latent); its noise is the
+  // initial noise at the start and fresh noise after each step.
+  const auto known_at = [&](double t, const at::Tensor& noise) {
+    if (t < 0) return known;
+    return scheduler.add_noise(known, noise,
+                               at::full({shape[0]}, t, at::TensorOptions().dtype(at::kDouble)).to(device));
+  };
+  if (inpainting) {
+    if (known.sizes() != x.sizes())
+      throw RuntimeError("reverse_process: the known latent's shape differs from the sampled one");
+    if (!steps.empty()) x = at::where(keep, known_at(steps.front(), x), x);
+  }
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const double t = steps[i], next = i + 1 < steps.size() ? steps[i + 1] : -1.0;
     const auto timesteps = at::full({shape[0]}, t, cpu).to(device);
@@ -46,6 +62,8 @@ at::Tensor reverse_process(DiffusionModelUNetImpl& unet, const DiffusionSchedule
     }
     auto noise = scheduler.stochastic() ? at::randn(shape, generator, cpu).to(device) : at::Tensor();
     x = scheduler.step(out, t, next, x, noise);
+    if (inpainting)
+      x = at::where(keep, known_at(next, next < 0 ? at::Tensor() : at::randn(shape, generator, cpu).to(device)), x);
     if (on_step) on_step(static_cast<std::int64_t>(i + 1), static_cast<std::int64_t>(steps.size()));
   }
   return x;

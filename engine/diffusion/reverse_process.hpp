@@ -35,6 +35,13 @@ struct SamplingConditioning {
   // prediction is uncond + scale x (cond - uncond), uncond made with class
   // label 0; needs embedding.class_labels. 0: off.
   double guidance_scale = 0.0;
+  // Regenerating a region of a known latent (generate --inpaint), as RePaint
+  // does for any scheduler: where `keep` is 1 the latent is replaced after
+  // every step by `known` noised to the step's next timestep (fresh noise
+  // from the generator), and by `known` itself after the last step, so only
+  // the region (keep 0) is sampled, in context. Undefined: no region.
+  at::Tensor known;  // [B, C, ...] the latent's shape, already scaled
+  at::Tensor keep;   // [B or 1, 1, ...] on the latent's grid, 1 or 0
 };
 
 // The reverse process for one batch of `shape`; the initial noise and every

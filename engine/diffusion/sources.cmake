@@ -16,5 +16,6 @@ target_sources(medsynth_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/maisi_embedding_metadata.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_export.cpp
   ${CMAKE_CURRENT_LIST_DIR}/maisi_import.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/region_inpainting.cpp
   ${CMAKE_CURRENT_LIST_DIR}/reverse_process.cpp
   ${CMAKE_CURRENT_LIST_DIR}/translation_task.cpp)

@@ -1,6 +1,7 @@
 #include "eval/evaluation.hpp"
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include <cmath>
 #include <cstdio>
@@ -203,6 +204,112 @@ MsSsimOptions ms_ssim_options_for(const std::array<std::int64_t, 3>& grid) {
   throw UsageError("evaluate: the grid is too small for MS-SSIM (" + std::to_string(shortest) + " voxels on its shortest axis; at least 6 needed)");
 }
 
+namespace {
+
+// The pooled HU histograms, their distance, means and shares outside the
+// valid range; then the per-label check.
+void add_hu_rows(EvaluationReport& r, const LoadedSet& gen, const LoadedSet& ref, const EvaluationOptions& o) {
+  const at::Tensor gen_hist = gen.histogram_counts / gen.voxels, ref_hist = ref.histogram_counts / ref.voxels;
+  r.hu_histogram_generated.assign(gen_hist.data_ptr<double>(), gen_hist.data_ptr<double>() + gen_hist.numel());
+  r.hu_histogram_reference.assign(ref_hist.data_ptr<double>(), ref_hist.data_ptr<double>() + ref_hist.numel());
+  r.rows.push_back({"hu_w1", histogram_w1_hu(gen_hist, ref_hist, o.histogram),
+                    "Wasserstein-1 between the pooled HU histograms, HU"});
+  r.rows.push_back({"hu_mean_generated", gen.hu_sum / gen.voxels, "HU"});
+  r.rows.push_back({"hu_mean_reference", ref.hu_sum / ref.voxels, "HU"});
+  char range[64];
+  std::snprintf(range, sizeof range, "outside [%g, %g] HU", o.histogram.lo, o.histogram.hi);
+  r.rows.push_back({"outside_valid_hu_generated", gen.outside / gen.voxels, std::string("share of voxels ") + range});
+  r.rows.push_back({"outside_valid_hu_reference", ref.outside / ref.voxels, std::string("share of voxels ") + range});
+  add_label_rows(r, gen, ref);
+}
+
+// MS-SSIM's options for the grid, or why the grid is too small for it.
+struct MsSsimChoice {
+  MsSsimOptions options;
+  std::string problem;  // empty: options apply
+};
+
+MsSsimChoice choose_ms_ssim(const std::array<std::int64_t, 3>& grid) {
+  MsSsimChoice c;
+  try {
+    c.options = ms_ssim_options_for(grid);
+  } catch (const UsageError& e) {
+    c.problem = e.what();
+  }
+  return c;
+}
+
+// Diversity (within each set's pairs) and fidelity (generated x reference),
+// with each generated volume's own fidelity; NaN rows when MS-SSIM cannot run.
+void add_ms_ssim_rows(EvaluationReport& r, const LoadedSet& gen, const LoadedSet& ref, const MsSsimChoice& choice,
+                      const ParallelMap& map) {
+  const MsSsimOptions& ms = choice.options;
+  const std::string& ms_problem = choice.problem;
+  if (ms_problem.empty()) {
+    auto diversity = [&](const LoadedSet& s) {
+      std::vector<std::pair<std::size_t, std::size_t>> pairs;
+      for (std::size_t i = 0; i < s.scaled.size(); ++i)
+        for (std::size_t j = i + 1; j < s.scaled.size(); ++j) pairs.emplace_back(i, j);
+      return mean_of(map.values(pairs.size(), [&](std::size_t k) {
+        return ms_ssim_pair(s.scaled[pairs[k].first], s.scaled[pairs[k].second], ms);
+      }));
+    };
+    r.rows.push_back(
+        {"ms_ssim_diversity", diversity(gen), "mean over generated pairs (lower: more diverse); " + describe(ms)});
+    r.rows.push_back({"ms_ssim_diversity_reference", diversity(ref), "the same over reference pairs: the target"});
+    const std::size_t n_ref = ref.scaled.size();
+    const auto all = map.values(gen.scaled.size() * n_ref, [&](std::size_t k) {
+      return ms_ssim_pair(gen.scaled[k / n_ref], ref.scaled[k % n_ref], ms);
+    });
+    for (std::size_t i = 0; i < gen.scaled.size(); ++i)
+      r.per_volume_fidelity.emplace_back(
+          gen.names[i], mean_of(std::vector<double>(all.begin() + static_cast<std::ptrdiff_t>(i * n_ref),
+                                                    all.begin() + static_cast<std::ptrdiff_t>((i + 1) * n_ref))));
+    r.rows.push_back({"ms_ssim_fidelity", mean_of(all), "mean over generated x reference pairs; " + describe(ms)});
+  } else {
+    r.rows.push_back({"ms_ssim_diversity", k_nan, ms_problem});
+    r.rows.push_back({"ms_ssim_fidelity", k_nan, ms_problem});
+  }
+}
+
+void add_mmd_row(EvaluationReport& r, const LoadedSet& gen, const LoadedSet& ref) {
+  if (gen.scaled.size() >= 2 && ref.scaled.size() >= 2)
+    r.rows.push_back({"mmd", linear_mmd(at::cat(ref.scaled, 0), at::cat(gen.scaled, 0)),
+                      "MONAI's MMDMetric (linear kernel), volumes in [0, 1]"});
+  else
+    r.rows.push_back({"mmd", k_nan, "needs at least 2 generated and 2 reference volumes"});
+}
+
+// The memorization audit against o.training: the generated volumes' distances
+// to their nearest training case, and the rows that sum it up.
+void add_memorization_rows(EvaluationReport& r, const LoadedSet& gen, const EvaluationOptions& o,
+                           const MsSsimChoice& choice, const ParallelMap& map) {
+  std::array<std::int64_t, 3> grid = r.grid;
+  const LoadedSet train = load_set(o.training, o, grid, "reading training volumes");
+  if (!choice.problem.empty()) throw UsageError("memorization audit: " + choice.problem);
+  MemorizationOptions mo;
+  mo.threshold = o.memorization_threshold;
+  mo.ms_ssim = choice.options;
+  r.memorization = audit_memorization(gen.scaled, gen.names, train.scaled, train.names, mo, o.encoder, map);
+  r.audited = true;
+  int flagged = 0;
+  double lowest = std::numeric_limits<double>::infinity();
+  for (const auto& c : r.memorization.cases) {
+    flagged += c.flagged;
+    lowest = std::min(lowest, std::isnan(c.latent_ratio) ? c.ms_ssim_ratio : std::min(c.ms_ssim_ratio, c.latent_ratio));
+  }
+  char threshold[32];
+  std::snprintf(threshold, sizeof threshold, "%g", o.memorization_threshold);
+  r.rows.push_back({"memorization_flagged", static_cast<double>(flagged),
+                    std::string("generated volumes closer to a training case than ") + threshold +
+                        " x the training set's own median nearest-neighbour distance" +
+                        (o.encoder ? " (MS-SSIM or latent)" : " (MS-SSIM)")});
+  r.rows.push_back(
+      {"memorization_min_ratio", lowest, "the closest generated volume's ratio (1: as close as two training cases)"});
+}
+
+}  // namespace
+
 EvaluationReport evaluate_volumes(const EvaluationOptions& o) {
   at::NoGradGuard no_grad;
   o.validate();
@@ -218,74 +325,17 @@ EvaluationReport evaluate_volumes(const EvaluationOptions& o) {
   r.generated = gen.scaled.size();
   r.reference = ref.scaled.size();
 
-  const at::Tensor gen_hist = gen.histogram_counts / gen.voxels, ref_hist = ref.histogram_counts / ref.voxels;
-  r.hu_histogram_generated.assign(gen_hist.data_ptr<double>(), gen_hist.data_ptr<double>() + gen_hist.numel());
-  r.hu_histogram_reference.assign(ref_hist.data_ptr<double>(), ref_hist.data_ptr<double>() + ref_hist.numel());
-  r.rows.push_back({"hu_w1", histogram_w1_hu(gen_hist, ref_hist, o.histogram),
-                    "Wasserstein-1 between the pooled HU histograms, HU"});
-  r.rows.push_back({"hu_mean_generated", gen.hu_sum / gen.voxels, "HU"});
-  r.rows.push_back({"hu_mean_reference", ref.hu_sum / ref.voxels, "HU"});
-  char range[64];
-  std::snprintf(range, sizeof range, "outside [%g, %g] HU", o.histogram.lo, o.histogram.hi);
-  r.rows.push_back({"outside_valid_hu_generated", gen.outside / gen.voxels, std::string("share of voxels ") + range});
-  r.rows.push_back({"outside_valid_hu_reference", ref.outside / ref.voxels, std::string("share of voxels ") + range});
-  add_label_rows(r, gen, ref);
+  add_hu_rows(r, gen, ref, o);
 
-  MsSsimOptions ms;
-  std::string ms_problem;
-  try {
-    ms = ms_ssim_options_for(r.grid);
-  } catch (const UsageError& e) {
-    ms_problem = e.what();
-  }
-  if (ms_problem.empty()) {
-    auto diversity = [&](const LoadedSet& s) {
-      std::vector<std::pair<std::size_t, std::size_t>> pairs;
-      for (std::size_t i = 0; i < s.scaled.size(); ++i)
-        for (std::size_t j = i + 1; j < s.scaled.size(); ++j) pairs.emplace_back(i, j);
-      return mean_of(map.values(pairs.size(), [&](std::size_t k) { return ms_ssim_pair(s.scaled[pairs[k].first], s.scaled[pairs[k].second], ms); }));
-    };
-    r.rows.push_back({"ms_ssim_diversity", diversity(gen), "mean over generated pairs (lower: more diverse); " + describe(ms)});
-    r.rows.push_back({"ms_ssim_diversity_reference", diversity(ref), "the same over reference pairs: the target"});
-    const std::size_t n_ref = ref.scaled.size();
-    const auto all = map.values(gen.scaled.size() * n_ref, [&](std::size_t k) { return ms_ssim_pair(gen.scaled[k / n_ref], ref.scaled[k % n_ref], ms); });
-    for (std::size_t i = 0; i < gen.scaled.size(); ++i)
-      r.per_volume_fidelity.emplace_back(gen.names[i], mean_of(std::vector<double>(all.begin() + static_cast<std::ptrdiff_t>(i * n_ref),
-                                                                                    all.begin() + static_cast<std::ptrdiff_t>((i + 1) * n_ref))));
-    r.rows.push_back({"ms_ssim_fidelity", mean_of(all), "mean over generated x reference pairs; " + describe(ms)});
-  } else {
-    r.rows.push_back({"ms_ssim_diversity", k_nan, ms_problem});
-    r.rows.push_back({"ms_ssim_fidelity", k_nan, ms_problem});
-  }
+  const MsSsimChoice ms = choose_ms_ssim(r.grid);
+  add_ms_ssim_rows(r, gen, ref, ms, map);
   group_done();
 
-  if (gen.scaled.size() >= 2 && ref.scaled.size() >= 2)
-    r.rows.push_back({"mmd", linear_mmd(at::cat(ref.scaled, 0), at::cat(gen.scaled, 0)), "MONAI's MMDMetric (linear kernel), volumes in [0, 1]"});
-  else
-    r.rows.push_back({"mmd", k_nan, "needs at least 2 generated and 2 reference volumes"});
+  add_mmd_row(r, gen, ref);
   group_done();
 
   if (!o.training.empty()) {
-    std::array<std::int64_t, 3> grid = r.grid;
-    const LoadedSet train = load_set(o.training, o, grid, "reading training volumes");
-    if (!ms_problem.empty()) throw UsageError("memorization audit: " + ms_problem);
-    MemorizationOptions mo;
-    mo.threshold = o.memorization_threshold;
-    mo.ms_ssim = ms;
-    r.memorization = audit_memorization(gen.scaled, gen.names, train.scaled, train.names, mo, o.encoder, map);
-    r.audited = true;
-    int flagged = 0;
-    double lowest = std::numeric_limits<double>::infinity();
-    for (const auto& c : r.memorization.cases) {
-      flagged += c.flagged;
-      lowest = std::min(lowest, std::isnan(c.latent_ratio) ? c.ms_ssim_ratio : std::min(c.ms_ssim_ratio, c.latent_ratio));
-    }
-    char threshold[32];
-    std::snprintf(threshold, sizeof threshold, "%g", o.memorization_threshold);
-    r.rows.push_back({"memorization_flagged", static_cast<double>(flagged),
-                      std::string("generated volumes closer to a training case than ") + threshold +
-                          " x the training set's own median nearest-neighbour distance" + (o.encoder ? " (MS-SSIM or latent)" : " (MS-SSIM)")});
-    r.rows.push_back({"memorization_min_ratio", lowest, "the closest generated volume's ratio (1: as close as two training cases)"});
+    add_memorization_rows(r, gen, o, ms, map);
     group_done();
   }
 

@@ -180,6 +180,94 @@ const SeriesSlice& slice_at(const Volume& label, const DicomStoredGrid& grid, st
   return *best;
 }
 
+// The options' segments of the labels the map has, each with its number.
+struct NumberedSegments {
+  std::vector<DicomSegment> segments;
+  std::map<int, std::uint16_t> segment_number;  // label value -> segment number
+};
+
+NumberedSegments segments_of_labels(const DicomSegOptions& options, const std::vector<int>& values) {
+  NumberedSegments numbered;
+  std::vector<DicomSegment>& segments = numbered.segments;
+  std::map<int, std::uint16_t>& segment_number = numbered.segment_number;
+  // Segments in the options' order, those of labels the map has (a segment
+  // without a frame would describe nothing); numbered from 1.
+  for (const auto& s : options.segments)
+    if (std::binary_search(values.begin(), values.end(), s.label)) {
+      segments.push_back(s);
+      segment_number[s.label] = static_cast<std::uint16_t>(segments.size());
+    }
+  for (const int v : values)
+    if (!segment_number.count(v))
+      throw UsageError("DICOM-SEG: label " + std::to_string(v) + " of " + options.source +
+                       " has no segment description");
+  return numbered;
+}
+
+// The SEG's header: its grid (the series'), the series it references, its
+// segments and the coding schemes they use; no frames yet.
+dcmtk_detail::SegPlan seg_plan_of(const Volume& label, const DicomSegOptions& options, const ImageSeries& series,
+                                  const std::vector<DicomSegment>& segments) {
+  dcmtk_detail::SegPlan plan;
+  plan.rows = static_cast<std::uint16_t>(series.rows);
+  plan.columns = static_cast<std::uint16_t>(series.columns);
+  plan.pixel_spacing = {label.spacing[1], label.spacing[0]};
+  plan.slice_thickness = label.spacing[2];
+  plan.orientation = series.orientation;
+  plan.first_image_file = series.first_file;
+  plan.referenced_series_uid = series.series_uid;
+  plan.referenced_study_uid = series.study_uid;
+  plan.referenced_sop_class_uid = series.sop_class_uid;
+  plan.segments = segments;
+  for (const auto& scheme : options.coding_schemes)  // those the segments written use
+    if (std::any_of(segments.begin(), segments.end(), [&](const DicomSegment& s) { return uses(s, scheme); }))
+      plan.coding_schemes.push_back(scheme);
+  plan.series_description = options.series_description;
+  plan.algorithm_name = options.algorithm_name;
+  plan.software_version = options.software_version;
+  return plan;
+}
+
+// The label map on the grid it is stored as, and the series it lies on.
+struct FrameSource {
+  const Volume& label;
+  const DicomStoredGrid& grid;
+  const ImageSeries& series;
+  const std::string& source;  // the label map's name, in errors
+  const std::string& dir;     // the series folder, in errors
+};
+
+// plan.frames: each segment on each slice that has a voxel of it, in slice
+// order; returns the SOP instance UIDs of the series slices they are on.
+std::set<std::string> add_frames(dcmtk_detail::SegPlan& plan, const FrameSource& f, const NumberedSegments& numbered) {
+  const Volume& label = f.label;
+  const std::vector<DicomSegment>& segments = numbered.segments;
+  const std::size_t plane = label.size[0] * label.size[1];
+  std::vector<int> segment_of(65536, -1);  // voxel value -> index into segments
+  for (std::size_t s = 0; s < segments.size(); ++s) segment_of[static_cast<std::size_t>(segments[s].label)] = int(s);
+  std::set<std::string> referenced;
+  std::vector<char> on_slice(segments.size());
+  for (std::size_t z = 0; z < label.size[2]; ++z) {
+    const SeriesSlice& source_slice = slice_at(label, f.grid, z, f.series, f.source, f.dir);
+    const float* slice = label.voxels.data() + z * plane;
+    std::fill(on_slice.begin(), on_slice.end(), 0);
+    for (std::size_t i = 0; i < plane; ++i)
+      if (slice[i] != 0.0f) on_slice[static_cast<std::size_t>(segment_of[static_cast<std::size_t>(slice[i])])] = 1;
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+      if (!on_slice[s]) continue;
+      dcmtk_detail::SegFrame frame;
+      frame.segment_number = numbered.segment_number.at(segments[s].label);
+      frame.label = segments[s].label;
+      frame.slice = static_cast<std::uint32_t>(z);
+      frame.position = source_slice.position;
+      frame.source_sop_instance_uid = source_slice.sop_instance_uid;
+      plan.frames.push_back(std::move(frame));
+      referenced.insert(source_slice.sop_instance_uid);
+    }
+  }
+  return referenced;
+}
+
 }  // namespace
 
 std::vector<int> labels_in_map(const Volume& label, const std::string& source) {
@@ -205,69 +293,21 @@ DicomSegWritten write_dicom_seg(const Volume& label, const DicomSegOptions& opti
     throw UsageError(out_file + ": exists; the SEG export never writes over a file");
   const auto values = labels_in_map(label, options.source);
   if (values.empty()) throw DataError(options.source, "has no labels (every voxel is 0): a SEG needs a segment");
-  // Segments in the options' order, those of labels the map has (a segment
-  // without a frame would describe nothing); numbered from 1.
-  std::vector<DicomSegment> segments;
-  std::map<int, std::uint16_t> segment_number;
-  for (const auto& s : options.segments)
-    if (std::binary_search(values.begin(), values.end(), s.label)) {
-      segments.push_back(s);
-      segment_number[s.label] = static_cast<std::uint16_t>(segments.size());
-    }
-  for (const int v : values)
-    if (!segment_number.count(v))
-      throw UsageError("DICOM-SEG: label " + std::to_string(v) + " of " + options.source +
-                       " has no segment description");
+  const NumberedSegments numbered = segments_of_labels(options, values);
+  const std::vector<DicomSegment>& segments = numbered.segments;
 
   const ImageSeries series = read_image_series(series_dir);
   // The label's in-plane axes turned as the series stores them (our own
   // export stores a RAS volume reversed in both, dicom_stored_grid.hpp).
   const DicomStoredGrid grid = stored_grid_matching(label, series.orientation);
   check_grid(label, grid, series, options.source, series_dir);
-  dcmtk_detail::SegPlan plan;
-  plan.rows = static_cast<std::uint16_t>(series.rows);
-  plan.columns = static_cast<std::uint16_t>(series.columns);
-  plan.pixel_spacing = {label.spacing[1], label.spacing[0]};
-  plan.slice_thickness = label.spacing[2];
-  plan.orientation = series.orientation;
-  plan.first_image_file = series.first_file;
-  plan.referenced_series_uid = series.series_uid;
-  plan.referenced_study_uid = series.study_uid;
-  plan.referenced_sop_class_uid = series.sop_class_uid;
-  plan.segments = segments;
-  for (const auto& scheme : options.coding_schemes)  // those the segments written use
-    if (std::any_of(segments.begin(), segments.end(), [&](const DicomSegment& s) { return uses(s, scheme); }))
-      plan.coding_schemes.push_back(scheme);
-  plan.series_description = options.series_description;
-  plan.algorithm_name = options.algorithm_name;
-  plan.software_version = options.software_version;
+  dcmtk_detail::SegPlan plan = seg_plan_of(label, options, series, segments);
 
   // The frames: each segment on each slice that has a voxel of it (empty
   // frames are left out), found in one pass over each slice; their pixels
   // are made one at a time as DCMTK takes them (fill_frame).
-  const std::size_t plane = label.size[0] * label.size[1];
-  std::vector<int> segment_of(65536, -1);  // voxel value -> index into segments
-  for (std::size_t s = 0; s < segments.size(); ++s) segment_of[static_cast<std::size_t>(segments[s].label)] = int(s);
-  std::set<std::string> referenced;
-  std::vector<char> on_slice(segments.size());
-  for (std::size_t z = 0; z < label.size[2]; ++z) {
-    const SeriesSlice& source_slice = slice_at(label, grid, z, series, options.source, series_dir);
-    const float* slice = label.voxels.data() + z * plane;
-    std::fill(on_slice.begin(), on_slice.end(), 0);
-    for (std::size_t i = 0; i < plane; ++i)
-      if (slice[i] != 0.0f) on_slice[static_cast<std::size_t>(segment_of[static_cast<std::size_t>(slice[i])])] = 1;
-    for (std::size_t s = 0; s < segments.size(); ++s) {
-      if (!on_slice[s]) continue;
-      dcmtk_detail::SegFrame frame;
-      frame.segment_number = segment_number.at(segments[s].label);
-      frame.label = segments[s].label;
-      frame.slice = static_cast<std::uint32_t>(z);
-      frame.position = source_slice.position;
-      frame.source_sop_instance_uid = source_slice.sop_instance_uid;
-      plan.frames.push_back(std::move(frame));
-      referenced.insert(source_slice.sop_instance_uid);
-    }
-  }
+  const std::set<std::string> referenced =
+      add_frames(plan, FrameSource{label, grid, series, options.source, series_dir}, numbered);
   plan.fill_frame = [&](const dcmtk_detail::SegFrame& frame, std::vector<std::uint8_t>& pixels) {
     const float value = static_cast<float>(frame.label);
     for (std::size_t r = 0, i = 0; r < label.size[1]; ++r)

@@ -17,38 +17,23 @@
 
 namespace medsynth::ui {
 
+namespace {
+
+// The runs' folder names: the job differences' column headers and the title.
+QStringList run_names(const QStringList& run_dirs) {
+  QStringList names;
+  for (const QString& dir : run_dirs) names << QFileInfo(dir).fileName();
+  return names;
+}
+
+}  // namespace
+
 CompareRunsDialog::CompareRunsDialog(const QStringList& run_dirs, QWidget* parent) : QDialog(parent) {
   setWindowTitle(tr("Compare runs"));
   resize(1000, 600);
-  chart_ = new MetricChartView(this);
-  metrics_ = new QListWidget(this);
-  metrics_->setObjectName("compare_metrics");
-  metrics_->setMaximumWidth(240);
-  smoothing_ = new QSlider(Qt::Horizontal, this);
-  smoothing_->setRange(0, 99);
-  smoothing_->setValue(60);
-  log_scale_ = new QCheckBox(tr("Log scale"), this);
-
-  app::EventFileTailOptions options;
-  options.follow_rank_logs = false;  // curves only
-  QStringList names;
-  for (const QString& dir : run_dirs) names << QFileInfo(dir).fileName();
-  const QStringList legend = app::distinct_run_labels(names);
-  for (const QString& dir : run_dirs) {
-    Run run;
-    run.run_dir = dir;
-    run.model = std::make_unique<app::RunModel>();
-    run.model->set_run_dir(dir);
-    run.tail = std::make_unique<app::EventFileTail>(run.model.get(), options);
-    connect(run.model.get(), &app::RunModel::metric_appended, this, [this](const QString&, int first) {
-      if (first == 0) names_dirty_ = true;
-      schedule();
-    });
-    const auto index = static_cast<qsizetype>(runs_.size());
-    chart_->add_curve(names[index], run.model.get(), metric_, {}, legend[index]);
-    runs_.push_back(std::move(run));
-  }
-  for (Run& run : runs_) run.tail->start(run.run_dir);
+  build_chart_controls();
+  const QStringList names = run_names(run_dirs);
+  add_runs(run_dirs, names);
 
   auto* controls = new QHBoxLayout();
   controls->addWidget(new QLabel(tr("Smoothing:"), this));
@@ -59,27 +44,7 @@ CompareRunsDialog::CompareRunsDialog(const QStringList& run_dirs, QWidget* paren
   split->addWidget(metrics_);
   split->addWidget(chart_);
   split->setStretchFactor(1, 1);
-  // The job diff: what was changed between the runs.
-  const QList<app::JobDifference> diff = app::job_differences(run_dirs);
-  differences_ = new QTableWidget(static_cast<int>(diff.size()), static_cast<int>(run_dirs.size()), this);
-  differences_->setObjectName(QStringLiteral("job_differences"));
-  differences_->setHorizontalHeaderLabels(names);
-  differences_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  QStringList paths;
-  for (int row = 0; row < diff.size(); ++row) {
-    paths << diff[row].path;
-    for (int col = 0; col < diff[row].values.size(); ++col)
-      differences_->setItem(row, col, new QTableWidgetItem(diff[row].values[col]));
-  }
-  differences_->setVerticalHeaderLabels(paths);
-  differences_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-  auto* diff_box = new QWidget(this);
-  auto* diff_layout = new QVBoxLayout(diff_box);
-  diff_layout->setContentsMargins(0, 0, 0, 0);
-  diff_layout->addWidget(new QLabel(
-      diff.isEmpty() ? tr("The runs' jobs are the same.") : tr("Job fields that differ (%1):").arg(diff.size()),
-      diff_box));
-  diff_layout->addWidget(differences_);
+  QWidget* diff_box = build_job_differences(run_dirs, names);
   auto* vertical = new QSplitter(Qt::Vertical, this);
   vertical->addWidget(split);
   vertical->addWidget(diff_box);
@@ -103,6 +68,65 @@ CompareRunsDialog::CompareRunsDialog(const QStringList& run_dirs, QWidget* paren
   connect(log_scale_, &QCheckBox::toggled, chart_, &MetricChartView::set_log_scale);
   chart_->set_smoothing(smoothing_->value() / 100.0);
   set_metric(metric_);
+}
+
+void CompareRunsDialog::build_chart_controls() {
+  chart_ = new MetricChartView(this);
+  metrics_ = new QListWidget(this);
+  metrics_->setObjectName("compare_metrics");
+  metrics_->setMaximumWidth(240);
+  smoothing_ = new QSlider(Qt::Horizontal, this);
+  smoothing_->setRange(0, 99);
+  smoothing_->setValue(60);
+  log_scale_ = new QCheckBox(tr("Log scale"), this);
+}
+
+// One model and tail per run, one curve each on the chart; then the tails start.
+void CompareRunsDialog::add_runs(const QStringList& run_dirs, const QStringList& names) {
+  app::EventFileTailOptions options;
+  options.follow_rank_logs = false;  // curves only
+  const QStringList legend = app::distinct_run_labels(names);
+  for (const QString& dir : run_dirs) {
+    Run run;
+    run.run_dir = dir;
+    run.model = std::make_unique<app::RunModel>();
+    run.model->set_run_dir(dir);
+    run.tail = std::make_unique<app::EventFileTail>(run.model.get(), options);
+    connect(run.model.get(), &app::RunModel::metric_appended, this, [this](const QString&, int first) {
+      if (first == 0) names_dirty_ = true;
+      schedule();
+    });
+    const auto index = static_cast<qsizetype>(runs_.size());
+    chart_->add_curve(names[index], run.model.get(), metric_, {}, legend[index]);
+    runs_.push_back(std::move(run));
+  }
+  for (Run& run : runs_) run.tail->start(run.run_dir);
+}
+
+// The job diff: what was changed between the runs. Returns the box holding
+// its title and table.
+QWidget* CompareRunsDialog::build_job_differences(const QStringList& run_dirs, const QStringList& names) {
+  const QList<app::JobDifference> diff = app::job_differences(run_dirs);
+  differences_ = new QTableWidget(static_cast<int>(diff.size()), static_cast<int>(run_dirs.size()), this);
+  differences_->setObjectName(QStringLiteral("job_differences"));
+  differences_->setHorizontalHeaderLabels(names);
+  differences_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  QStringList paths;
+  for (int row = 0; row < diff.size(); ++row) {
+    paths << diff[row].path;
+    for (int col = 0; col < diff[row].values.size(); ++col)
+      differences_->setItem(row, col, new QTableWidgetItem(diff[row].values[col]));
+  }
+  differences_->setVerticalHeaderLabels(paths);
+  differences_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  auto* diff_box = new QWidget(this);
+  auto* diff_layout = new QVBoxLayout(diff_box);
+  diff_layout->setContentsMargins(0, 0, 0, 0);
+  diff_layout->addWidget(new QLabel(
+      diff.isEmpty() ? tr("The runs' jobs are the same.") : tr("Job fields that differ (%1):").arg(diff.size()),
+      diff_box));
+  diff_layout->addWidget(differences_);
+  return diff_box;
 }
 
 CompareRunsDialog::~CompareRunsDialog() {

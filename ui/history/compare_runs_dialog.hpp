@@ -47,6 +47,9 @@ class CompareRunsDialog : public QDialog {
     std::unique_ptr<app::RunModel> model;
     std::unique_ptr<app::EventFileTail> tail;
   };
+  void build_chart_controls();  // the chart, the metric list, smoothing and log scale
+  void add_runs(const QStringList& run_dirs, const QStringList& names);
+  QWidget* build_job_differences(const QStringList& run_dirs, const QStringList& names);
   void schedule();
   void refresh();
   void update_metric_list();

@@ -27,23 +27,41 @@ namespace medsynth::ui {
 JobEditorWidget::JobEditorWidget(app::JobDocument* document, app::SettingsStore* settings, QWidget* parent)
     : QWidget(parent), document_(document), settings_(settings) {
   picker_ = new TemplatePicker(this);
+  QPushButton* save = nullptr;
+  QPushButton* save_as = nullptr;
+  build_file_controls(&save, &save_as);
+  build_pending_banner();
+  QWidget* split = build_editors();
+  build_problem_views();
+  build_launch_controls();
+  build_launch_target();
+  build_layout(save, save_as, split);
+  connect_controls(save, save_as);
+  rebuild_recent_menu();
+  update_state();
+}
 
+void JobEditorWidget::build_file_controls(QPushButton** save, QPushButton** save_as) {
   open_ = new QToolButton(this);
   open_->setText(tr("Open…"));
   open_->setPopupMode(QToolButton::MenuButtonPopup);
   recent_menu_ = new QMenu(tr("Recent jobs"), open_);
   open_->setMenu(recent_menu_);
-  auto* save = new QPushButton(tr("Save"), this);
-  auto* save_as = new QPushButton(tr("Save as…"), this);
+  *save = new QPushButton(tr("Save"), this);
+  *save_as = new QPushButton(tr("Save as…"), this);
   file_label_ = new QLabel(this);
   file_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+}
 
+void JobEditorWidget::build_pending_banner() {
   pending_banner_ = new QLabel(this);
   pending_banner_->setObjectName("pending_banner");
   pending_banner_->setWordWrap(true);
   pending_banner_->setStyleSheet(QStringLiteral("background:#fff3cd; color:#664d03; padding:4px; border-radius:3px;"));
   pending_banner_->hide();
+}
 
+QWidget* JobEditorWidget::build_editors() {
   form_ = new JobForm(document_, this);
   yaml_ = new YamlView(document_, this);
   auto* split = new QSplitter(Qt::Horizontal, this);
@@ -51,16 +69,23 @@ JobEditorWidget::JobEditorWidget(app::JobDocument* document, app::SettingsStore*
   split->addWidget(yaml_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
+  return split;
+}
 
+void JobEditorWidget::build_problem_views() {
   problems_label_ = new QLabel(this);
   problems_label_->setObjectName("problems_label");
   problems_ = new QListWidget(this);
   problems_->setObjectName("problems");
   problems_->setMaximumHeight(90);
+}
+
+void JobEditorWidget::build_launch_controls() {
   batch_label_ = new QLabel(this);
   batch_label_->setObjectName("effective_batch");
-  batch_label_->setToolTip(tr("Samples per optimizer step over all processes: batch size per process × "
-                              "processes × gradient accumulation steps."));
+  batch_label_->setToolTip(
+      tr("Samples per optimizer step over all processes: batch size per process × "
+         "processes × gradient accumulation steps."));
   plan_label_ = new QLabel(this);
   plan_label_->setObjectName(QStringLiteral("plan"));
   plan_label_->setWordWrap(true);
@@ -77,19 +102,25 @@ JobEditorWidget::JobEditorWidget(app::JobDocument* document, app::SettingsStore*
   QFont bold = launch_->font();
   bold.setBold(true);
   launch_->setFont(bold);
+}
 
+void JobEditorWidget::build_launch_target() {
   target_ = new QComboBox(this);
   target_->setObjectName("launch_target");
-  target_->setToolTip(tr("Where Launch runs the job: this machine, the nodes of an SSH cluster, or a SLURM cluster "
-                         "(clusters are set up in the Cluster view)"));
+  target_->setToolTip(
+      tr("Where Launch runs the job: this machine, the nodes of an SSH cluster, or a SLURM cluster "
+         "(clusters are set up in the Cluster view)"));
   set_launch_targets({});
   connect(target_, &QComboBox::currentIndexChanged, this, [this] {
     const QString cluster = launch_target();
-    launch_->setToolTip(cluster.isEmpty() ? tr("Run this job on this machine (Ctrl+R)") : tr("Run this job on %1 (Ctrl+R)").arg(cluster));
+    launch_->setToolTip(cluster.isEmpty() ? tr("Run this job on this machine (Ctrl+R)")
+                                          : tr("Run this job on %1 (Ctrl+R)").arg(cluster));
     update_plan();
     emit launch_target_changed(cluster);
   });
+}
 
+void JobEditorWidget::build_layout(QPushButton* save, QPushButton* save_as, QWidget* split) {
   auto* file_row = new QHBoxLayout();
   file_row->addWidget(open_);
   file_row->addWidget(save);
@@ -110,7 +141,9 @@ JobEditorWidget::JobEditorWidget(app::JobDocument* document, app::SettingsStore*
   layout->addWidget(problems_);
   layout->addWidget(plan_label_);
   layout->addLayout(bottom);
+}
 
+void JobEditorWidget::connect_controls(QPushButton* save, QPushButton* save_as) {
   connect(picker_, &TemplatePicker::template_chosen, this, [this](const QString& id) {
     if (confirm_discard()) load_template(id);
   });
@@ -121,16 +154,13 @@ JobEditorWidget::JobEditorWidget(app::JobDocument* document, app::SettingsStore*
     commit_pending_edits();
     if (can_launch()) emit launch_requested();
   });
-  connect(problems_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
-    form_->reveal(item->data(Qt::UserRole).toString());
-  });
+  connect(problems_, &QListWidget::itemActivated, this,
+          [this](QListWidgetItem* item) { form_->reveal(item->data(Qt::UserRole).toString()); });
   connect(document_, &app::JobDocument::changed, this, &JobEditorWidget::update_state);
   connect(document_, &app::JobDocument::issues_changed, this, &JobEditorWidget::update_state);
   connect(document_, &app::JobDocument::path_changed, this, &JobEditorWidget::update_state);
   connect(document_, &app::JobDocument::modified_changed, this, &JobEditorWidget::update_state);
   connect(form_, &JobForm::unplaced_issues_changed, this, &JobEditorWidget::update_problems);
-  rebuild_recent_menu();
-  update_state();
 }
 
 bool JobEditorWidget::load_template(const QString& id) {
@@ -202,8 +232,7 @@ bool JobEditorWidget::confirm_discard() {
   if (!document_->is_modified()) return true;
   // An untouched template is "modified" (never saved) but holds no work.
   if (document_->path().isEmpty() && document_->yaml() == pristine_template_text_) return true;
-  const auto answer = QMessageBox::question(this, tr("Unsaved job"),
-                                            tr("The job has unsaved changes. Discard them?"),
+  const auto answer = QMessageBox::question(this, tr("Unsaved job"), tr("The job has unsaved changes. Discard them?"),
                                             QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
   return answer == QMessageBox::Discard;
 }

@@ -91,6 +91,15 @@ class JobEditorWidget : public QWidget {
   void title_changed(const QString& title);  // "quickstart.yaml*" for the tab
 
  private:
+  // The constructor's steps, in the order the widgets are made (their tab order).
+  void build_file_controls(QPushButton** save, QPushButton** save_as);  // Open (with Recent jobs), Save, Save as
+  void build_pending_banner();
+  QWidget* build_editors();  // the form and the YAML side by side; returns their splitter
+  void build_problem_views();
+  void build_launch_controls();  // effective batch, plan, hint, Launch
+  void build_launch_target();    // the "Run on" chooser
+  void build_layout(QPushButton* save, QPushButton* save_as, QWidget* split);
+  void connect_controls(QPushButton* save, QPushButton* save_as);
   void update_state();
   void update_batch();
   void update_plan();

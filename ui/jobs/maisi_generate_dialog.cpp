@@ -64,10 +64,75 @@ void apply_range(QDoubleSpinBox* box, const app::JobField& field) {
   box->setRange(low, high);
 }
 
+// One axis of the output size (voxels).
+QSpinBox* new_size_box(const char* axis, const app::JobField& field, int value, QWidget* parent) {
+  auto* box = new QSpinBox(parent);
+  box->setObjectName(QStringLiteral("maisi_size_%1").arg(axis));
+  apply_range(box, field);
+  box->setValue(value);
+  box->setPrefix(QStringLiteral("%1 ").arg(axis));
+  return box;
+}
+
+// One axis of the spacing, in the field's unit.
+QDoubleSpinBox* new_spacing_box(const char* axis, const app::JobField& field, double value, QWidget* parent) {
+  auto* box = new QDoubleSpinBox(parent);
+  box->setObjectName(QStringLiteral("maisi_spacing_%1").arg(axis));
+  box->setDecimals(3);
+  apply_range(box, field);
+  box->setSingleStep(0.25);
+  box->setValue(value);
+  box->setPrefix(QStringLiteral("%1 ").arg(axis));
+  box->setSuffix(QLatin1Char(' ') + field.unit);
+  return box;
+}
+
+QSpinBox* new_images_box(const app::JobField& field, int value, QWidget* parent) {
+  auto* box = new QSpinBox(parent);
+  box->setObjectName(QStringLiteral("maisi_images"));
+  apply_range(box, field);
+  box->setValue(value);
+  if (box->minimum() == 0) box->setSpecialValueText(MaisiGenerateDialog::tr("one per process"));
+  return box;
+}
+
+// Modality and guidance: "the model's" below their field's range, which
+// leaves import-maisi's choice (MR: 9 and 15) in place.
+QSpinBox* new_modality_box(const app::JobField& field, int value, QWidget* parent) {
+  auto* box = new QSpinBox(parent);
+  box->setObjectName(QStringLiteral("maisi_modality"));
+  box->setRange(-1, 127);
+  box->setValue(value);
+  box->setSpecialValueText(MaisiGenerateDialog::tr("the model's"));
+  box->setToolTip(field.help + MaisiGenerateDialog::tr(" 1 = CT, 9 = MR T1, 10 = T2 (docs/maisi.md)."));
+  return box;
+}
+
+QDoubleSpinBox* new_guidance_box(const app::JobField& field, double value, QWidget* parent) {
+  auto* box = new QDoubleSpinBox(parent);
+  box->setObjectName(QStringLiteral("maisi_guidance"));
+  box->setRange(-1.0, 50.0);
+  box->setDecimals(1);
+  box->setValue(value);
+  box->setSpecialValueText(MaisiGenerateDialog::tr("the model's"));
+  box->setToolTip(field.help);
+  return box;
+}
+
+QSpinBox* new_processes_box(int processes, QWidget* parent) {
+  auto* box = new QSpinBox(parent);
+  box->setObjectName(QStringLiteral("maisi_processes"));
+  box->setRange(1, 64);
+  box->setValue(std::max(1, processes));
+  box->setToolTip(
+      MaisiGenerateDialog::tr("Engine processes on this machine (one per GPU); more than one runs through "
+                              "`medsynth-engine launch --nproc-per-node`"));
+  return box;
+}
+
 }  // namespace
 
-MaisiGenerateDialog::MaisiGenerateDialog(const QString& runs_dir, int processes, QWidget* parent,
-                                         const QString& engine)
+MaisiGenerateDialog::MaisiGenerateDialog(const QString& runs_dir, int processes, QWidget* parent, const QString& engine)
     : QDialog(parent), flow_(new app::MaisiGenerateFlow(this, engine)) {
   setObjectName(QStringLiteral("maisi_generate_dialog"));
   setWindowTitle(tr("Generate CT from MAISI weights"));
@@ -85,20 +150,13 @@ MaisiGenerateDialog::MaisiGenerateDialog(const QString& runs_dir, int processes,
 // rules the engine applies to the same values.
 QFormLayout* MaisiGenerateDialog::build_inputs(const QString& runs_dir, int processes) {
   const app::MaisiGenerateRequest defaults;
-  folder_ = new QLineEdit(this);
-  folder_->setObjectName(QStringLiteral("maisi_folder"));
-  folder_->setPlaceholderText(tr("the NV-Generate-CTMR folder"));
-  QWidget* folder_row = with_browse(folder_, &folder_browse_, this);
+  QWidget* folder_row = build_folder_input();
 
   model_ = new QComboBox(this);
   model_->setObjectName(QStringLiteral("maisi_model"));
   model_->addItems(app::maisi_models());
 
-  label_ = new QLineEdit(this);
-  label_->setObjectName(QStringLiteral("maisi_label"));
-  label_->setPlaceholderText(tr("optional: a label map (.nii.gz) to condition on"));
-  label_->setClearButtonEnabled(true);
-  QWidget* label_row = with_browse(label_, &label_browse_, this);
+  QWidget* label_row = build_label_input();
 
   const app::JobField size_field = field_of("generate.output_size"), spacing_field = field_of("generate.spacing");
   auto* size_row = new QWidget(this);
@@ -109,68 +167,24 @@ QFormLayout* MaisiGenerateDialog::build_inputs(const QString& runs_dir, int proc
   spacing_layout->setContentsMargins(0, 0, 0, 0);
   const char* axes[3] = {"x", "y", "z"};
   for (int a = 0; a < 3; ++a) {
-    size_[a] = new QSpinBox(size_row);
-    size_[a]->setObjectName(QStringLiteral("maisi_size_%1").arg(axes[a]));
-    apply_range(size_[a], size_field);
-    size_[a]->setValue(defaults.output_size[static_cast<std::size_t>(a)]);
-    size_[a]->setPrefix(QStringLiteral("%1 ").arg(axes[a]));
+    size_[a] = new_size_box(axes[a], size_field, defaults.output_size[static_cast<std::size_t>(a)], size_row);
     size_layout->addWidget(size_[a]);
-    spacing_[a] = new QDoubleSpinBox(spacing_row);
-    spacing_[a]->setObjectName(QStringLiteral("maisi_spacing_%1").arg(axes[a]));
-    spacing_[a]->setDecimals(3);
-    apply_range(spacing_[a], spacing_field);
-    spacing_[a]->setSingleStep(0.25);
-    spacing_[a]->setValue(defaults.spacing[static_cast<std::size_t>(a)]);
-    spacing_[a]->setPrefix(QStringLiteral("%1 ").arg(axes[a]));
-    spacing_[a]->setSuffix(QLatin1Char(' ') + spacing_field.unit);
+    spacing_[a] = new_spacing_box(axes[a], spacing_field, defaults.spacing[static_cast<std::size_t>(a)], spacing_row);
     spacing_layout->addWidget(spacing_[a]);
   }
 
   const app::JobField images_field = field_of("generate.num_images");
-  images_ = new QSpinBox(this);
-  images_->setObjectName(QStringLiteral("maisi_images"));
-  apply_range(images_, images_field);
-  images_->setValue(defaults.num_images);
-  if (images_->minimum() == 0) images_->setSpecialValueText(tr("one per process"));
-  // Modality and guidance: "the model's" below their field's range, which
-  // leaves import-maisi's choice (MR: 9 and 15) in place.
+  images_ = new_images_box(images_field, defaults.num_images, this);
   const app::JobField modality_field = field_of("generate.modality"),
                       guidance_field = field_of("generate.guidance_scale");
-  modality_ = new QSpinBox(this);
-  modality_->setObjectName(QStringLiteral("maisi_modality"));
-  modality_->setRange(-1, 127);
-  modality_->setValue(defaults.modality);
-  modality_->setSpecialValueText(tr("the model's"));
-  modality_->setToolTip(modality_field.help + tr(" 1 = CT, 9 = MR T1, 10 = T2 (docs/maisi.md)."));
-  guidance_ = new QDoubleSpinBox(this);
-  guidance_->setObjectName(QStringLiteral("maisi_guidance"));
-  guidance_->setRange(-1.0, 50.0);
-  guidance_->setDecimals(1);
-  guidance_->setValue(defaults.guidance_scale);
-  guidance_->setSpecialValueText(tr("the model's"));
-  guidance_->setToolTip(guidance_field.help);
-  processes_ = new QSpinBox(this);
-  processes_->setObjectName(QStringLiteral("maisi_processes"));
-  processes_->setRange(1, 64);
-  processes_->setValue(std::max(1, processes));
-  processes_->setToolTip(tr("Engine processes on this machine (one per GPU); more than one runs through "
-                            "`medsynth-engine launch --nproc-per-node`"));
+  modality_ = new_modality_box(modality_field, defaults.modality, this);
+  guidance_ = new_guidance_box(guidance_field, defaults.guidance_scale, this);
+  processes_ = new_processes_box(processes, this);
 
-  finetune_ = new QLineEdit(this);
-  finetune_->setObjectName(QStringLiteral("maisi_finetune_data"));
-  finetune_->setPlaceholderText(tr("optional: your CT volumes (folder or datalist) to fine-tune the UNet on first"));
-  finetune_->setClearButtonEnabled(true);
-  QWidget* finetune_row = with_browse(finetune_, &finetune_browse_, this);
-  finetune_steps_ = new QSpinBox(this);
-  finetune_steps_->setObjectName(QStringLiteral("maisi_finetune_steps"));
-  finetune_steps_->setRange(1, 10000000);
-  finetune_steps_->setValue(app::MaisiGenerateRequest{}.finetune_steps);
-  finetune_steps_->setToolTip(
-      tr("Optimizer steps of the fine-tuning (training.max_steps); the released "
-         "autoencoder stays frozen and encodes your volumes"));
+  QWidget* finetune_row = build_finetune_inputs();
 
-  runs_dir_ = new QLineEdit(runs_dir.isEmpty() ? QDir::home().filePath(QStringLiteral("medsynth-runs")) : runs_dir,
-                            this);
+  runs_dir_ =
+      new QLineEdit(runs_dir.isEmpty() ? QDir::home().filePath(QStringLiteral("medsynth-runs")) : runs_dir, this);
   QWidget* runs_row = with_browse(runs_dir_, &runs_browse_, this);
 
   auto* form = new QFormLayout();
@@ -190,6 +204,37 @@ QFormLayout* MaisiGenerateDialog::build_inputs(const QString& runs_dir, int proc
   spacing_row->setToolTip(spacing_field.help);
   images_->setToolTip(images_field.help);
   return form;
+}
+
+QWidget* MaisiGenerateDialog::build_folder_input() {
+  folder_ = new QLineEdit(this);
+  folder_->setObjectName(QStringLiteral("maisi_folder"));
+  folder_->setPlaceholderText(tr("the NV-Generate-CTMR folder"));
+  return with_browse(folder_, &folder_browse_, this);
+}
+
+QWidget* MaisiGenerateDialog::build_label_input() {
+  label_ = new QLineEdit(this);
+  label_->setObjectName(QStringLiteral("maisi_label"));
+  label_->setPlaceholderText(tr("optional: a label map (.nii.gz) to condition on"));
+  label_->setClearButtonEnabled(true);
+  return with_browse(label_, &label_browse_, this);
+}
+
+QWidget* MaisiGenerateDialog::build_finetune_inputs() {
+  finetune_ = new QLineEdit(this);
+  finetune_->setObjectName(QStringLiteral("maisi_finetune_data"));
+  finetune_->setPlaceholderText(tr("optional: your CT volumes (folder or datalist) to fine-tune the UNet on first"));
+  finetune_->setClearButtonEnabled(true);
+  QWidget* finetune_row = with_browse(finetune_, &finetune_browse_, this);
+  finetune_steps_ = new QSpinBox(this);
+  finetune_steps_->setObjectName(QStringLiteral("maisi_finetune_steps"));
+  finetune_steps_->setRange(1, 10000000);
+  finetune_steps_->setValue(app::MaisiGenerateRequest{}.finetune_steps);
+  finetune_steps_->setToolTip(
+      tr("Optimizer steps of the fine-tuning (training.max_steps); the released "
+         "autoencoder stays frozen and encodes your volumes"));
+  return finetune_row;
 }
 
 void MaisiGenerateDialog::build_layout(QFormLayout* form) {

@@ -63,6 +63,9 @@ class MaisiGenerateDialog : public QDialog {
 
  private:
   QFormLayout* build_inputs(const QString& runs_dir, int processes);
+  QWidget* build_folder_input();     // the NV-Generate folder; returns its row
+  QWidget* build_label_input();      // the label map; returns its row
+  QWidget* build_finetune_inputs();  // the fine-tuning volumes (returns their row) and steps
   void build_layout(QFormLayout* form);
   void connect_inputs();
   void connect_flow();

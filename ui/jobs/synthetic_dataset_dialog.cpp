@@ -57,6 +57,45 @@ QWidget* SyntheticDatasetDialog::with_browse(QLineEdit* edit, bool folder) {
 }
 
 void SyntheticDatasetDialog::build(const QString& runs_dir) {
+  build_inputs(runs_dir);
+
+  auto* form = new QFormLayout;
+  form->addRow(row_label(app::dataset_field::run), with_browse(run_, true));
+  form->addRow(row_label(app::dataset_field::source), source_);
+  form->addRow(row_label(app::dataset_field::segmentation_format), format_);
+  form->addRow(row_label(app::dataset_field::labels), with_browse(labels_, true));
+  form->addRow(row_label(app::dataset_field::cases), cases_);
+  form->addRow(row_label(app::dataset_field::base_seed), seed_);
+  form->addRow(quality_);
+  form->addRow(row_label(app::dataset_field::quality_statistics), with_browse(statistics_, false));
+  form->addRow(row_label(app::dataset_field::quality_tries), tries_);
+  form->addRow(audit_);
+  form->addRow(row_label(app::dataset_field::audit_train), with_browse(train_, true));
+  form->addRow(row_label(app::dataset_field::export_format), export_);
+  form->addRow(row_label(app::dataset_field::output_dir), with_browse(output_, true));
+
+  build_progress_views();
+  start_ = new QPushButton(tr("Make the dataset"), this);
+  start_->setDefault(true);
+  stop_ = new QPushButton(tr("Stop"), this);
+  stop_->setEnabled(false);
+  auto* buttons = new QHBoxLayout;
+  buttons->addStretch(1);
+  buttons->addWidget(stop_);
+  buttons->addWidget(start_);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(form);
+  layout->addWidget(problems_);
+  layout->addWidget(table_, 1);
+  layout->addWidget(summary_);
+  layout->addWidget(log_);
+  layout->addLayout(buttons);
+  resize(900, 760);
+}
+
+// The request's inputs, in the form's order (runs_dir: where the dataset folder is suggested).
+void SyntheticDatasetDialog::build_inputs(const QString& runs_dir) {
   run_ = new QLineEdit(this);
   run_->setPlaceholderText(tr("an import-maisi run directory (with its ControlNet)"));
   source_ = new QComboBox(this);
@@ -92,22 +131,10 @@ void SyntheticDatasetDialog::build(const QString& runs_dir) {
   output_->setText(QDir(runs_dir.isEmpty() ? QDir::homePath() : runs_dir)
                        .filePath(QStringLiteral("dataset-%1")
                                      .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")))));
+}
 
-  auto* form = new QFormLayout;
-  form->addRow(row_label(app::dataset_field::run), with_browse(run_, true));
-  form->addRow(row_label(app::dataset_field::source), source_);
-  form->addRow(row_label(app::dataset_field::segmentation_format), format_);
-  form->addRow(row_label(app::dataset_field::labels), with_browse(labels_, true));
-  form->addRow(row_label(app::dataset_field::cases), cases_);
-  form->addRow(row_label(app::dataset_field::base_seed), seed_);
-  form->addRow(quality_);
-  form->addRow(row_label(app::dataset_field::quality_statistics), with_browse(statistics_, false));
-  form->addRow(row_label(app::dataset_field::quality_tries), tries_);
-  form->addRow(audit_);
-  form->addRow(row_label(app::dataset_field::audit_train), with_browse(train_, true));
-  form->addRow(row_label(app::dataset_field::export_format), export_);
-  form->addRow(row_label(app::dataset_field::output_dir), with_browse(output_, true));
-
+// What the form says is wrong, the cases' table, the summary and the engine's log.
+void SyntheticDatasetDialog::build_progress_views() {
   problems_ = new QLabel(this);
   problems_->setObjectName(QStringLiteral("problems"));
   problems_->setWordWrap(true);
@@ -124,23 +151,6 @@ void SyntheticDatasetDialog::build(const QString& runs_dir) {
   log_->setReadOnly(true);
   log_->setMaximumBlockCount(2000);
   log_->setMaximumHeight(120);
-  start_ = new QPushButton(tr("Make the dataset"), this);
-  start_->setDefault(true);
-  stop_ = new QPushButton(tr("Stop"), this);
-  stop_->setEnabled(false);
-  auto* buttons = new QHBoxLayout;
-  buttons->addStretch(1);
-  buttons->addWidget(stop_);
-  buttons->addWidget(start_);
-
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(form);
-  layout->addWidget(problems_);
-  layout->addWidget(table_, 1);
-  layout->addWidget(summary_);
-  layout->addWidget(log_);
-  layout->addLayout(buttons);
-  resize(900, 760);
 }
 
 void SyntheticDatasetDialog::connect_inputs() {

@@ -65,6 +65,8 @@ class SyntheticDatasetDialog : public QDialog {
 
  private:
   void build(const QString& runs_dir);
+  void build_inputs(const QString& runs_dir);
+  void build_progress_views();
   void connect_inputs();
   void connect_flow();
   void refresh();

@@ -56,8 +56,10 @@ double nice_number(double x, bool round) {
   const double exponent = std::floor(std::log10(x));
   const double fraction = x / std::pow(10.0, exponent);
   double nice;
-  if (round) nice = fraction < 1.5 ? 1 : fraction < 3 ? 2 : fraction < 7 ? 5 : 10;
-  else nice = fraction <= 1 ? 1 : fraction <= 2 ? 2 : fraction <= 5 ? 5 : 10;
+  if (round)
+    nice = fraction < 1.5 ? 1 : fraction < 3 ? 2 : fraction < 7 ? 5 : 10;
+  else
+    nice = fraction <= 1 ? 1 : fraction <= 2 ? 2 : fraction <= 5 ? 5 : 10;
   return nice * std::pow(10.0, exponent);
 }
 
@@ -107,6 +109,40 @@ QList<double> log_ticks(double lo, double hi) {
 
 QString format_value(double v) { return QString::number(v, 'g', 5); }
 
+// Widens [*x_min, *x_max] x [*y_min, *y_max] to hold every point of `points`.
+void extend_bounds(const QList<QPointF>& points, double* x_min, double* x_max, double* y_min, double* y_max) {
+  for (const QPointF& p : points) {
+    *x_min = std::min(*x_min, p.x());
+    *x_max = std::max(*x_max, p.x());
+    *y_min = std::min(*y_min, p.y());
+    *y_max = std::max(*y_max, p.y());
+  }
+}
+
+// The y axis for values in [y_min, y_max], with a margin; on a log scale the
+// axis is linear in log10 and *categories gets the labels naming real values.
+MetricChartView::AxisRange y_axis_range(double y_min, double y_max, bool log_scale,
+                                        QList<QPair<QString, double>>* categories) {
+  MetricChartView::AxisRange y_range;
+  double pad = (y_max - y_min) * 0.05;
+  if (log_scale) {
+    if (pad <= 0) pad = 0.05;
+    y_range = {y_min - pad, y_max + pad, 0};
+    for (double t : log_ticks(y_range.low, y_range.high)) {
+      const QString label = QString::number(std::pow(10.0, t), 'g', 3);
+      if (std::none_of(categories->begin(), categories->end(), [&](const auto& c) { return c.first == label; })) {
+        categories->append({label, t});
+      }
+    }
+  } else {
+    if (pad <= 0) pad = std::max(std::abs(y_max) * 0.05, 0.5);
+    double lo = y_min - pad;
+    if (y_min >= 0 && lo < 0) lo = 0;  // a learning rate or an SSIM never goes below zero
+    y_range = MetricChartView::nice_range(lo, y_max + pad, 5, /*integer=*/false);
+  }
+  return y_range;
+}
+
 }  // namespace
 
 // The same as QValueAxis::applyNiceNumbers(), computed here so that an axis
@@ -125,7 +161,8 @@ MetricChartView::AxisRange MetricChartView::nice_range(double low, double high, 
 
 QString MetricChartOptions::validate() const {
   if (max_points < 4) return QStringLiteral("max_points: must be >= 4 (got %1)").arg(max_points);
-  if (!(smoothing >= 0.0 && smoothing < 1.0)) return QStringLiteral("smoothing: must be in [0, 1) (got %1)").arg(smoothing);
+  if (!(smoothing >= 0.0 && smoothing < 1.0))
+    return QStringLiteral("smoothing: must be in [0, 1) (got %1)").arg(smoothing);
   return {};
 }
 
@@ -447,14 +484,8 @@ void MetricChartView::refresh() {
       raw = to_log10(std::move(raw));
     }
     shown.emplace_back(decimator_.decimate(smoothed, buckets), decimator_.decimate(raw, buckets));
-    for (const QList<QPointF>* list : {&shown.back().first, &shown.back().second}) {
-      for (const QPointF& p : *list) {
-        x_min = std::min(x_min, p.x());
-        x_max = std::max(x_max, p.x());
-        y_min = std::min(y_min, p.y());
-        y_max = std::max(y_max, p.y());
-      }
-    }
+    for (const QList<QPointF>* list : {&shown.back().first, &shown.back().second})
+      extend_bounds(*list, &x_min, &x_max, &y_min, &y_max);
   }
   const bool empty = !std::isfinite(x_min);
   if (empty) x_min = 0, x_max = 0, y_min = options_.log_scale ? -1.0 : 0.0, y_max = options_.log_scale ? 0.0 : 1.0;
@@ -463,53 +494,14 @@ void MetricChartView::refresh() {
 
   // Steps are integers: at least one step per tick, so labels never repeat.
   const AxisRange x_range = nice_range(x_min, std::max(x_max, x_min + 4), 5, /*integer=*/true);
-  AxisRange y_range;
   QList<QPair<QString, double>> categories;
-  double pad = (y_max - y_min) * 0.05;
-  if (options_.log_scale) {
-    if (pad <= 0) pad = 0.05;
-    y_range = {y_min - pad, y_max + pad, 0};
-    for (double t : log_ticks(y_range.low, y_range.high)) {
-      const QString label = QString::number(std::pow(10.0, t), 'g', 3);
-      if (std::none_of(categories.begin(), categories.end(), [&](const auto& c) { return c.first == label; })) {
-        categories.append({label, t});
-      }
-    }
-  } else {
-    if (pad <= 0) pad = std::max(std::abs(y_max) * 0.05, 0.5);
-    double lo = y_min - pad;
-    if (y_min >= 0 && lo < 0) lo = 0;  // a learning rate or an SSIM never goes below zero
-    y_range = nice_range(lo, y_max + pad, 5, /*integer=*/false);
-  }
+  const AxisRange y_range = y_axis_range(y_min, y_max, options_.log_scale, &categories);
 
   // Every axis change re-lays out (and re-strokes) every series of the chart:
   // change the axes while the series are empty, then give them their points,
   // so each series is laid out once per refresh.
   const bool axes_change = x_range != x_range_ || y_range != y_range_ || categories != categories_;
-  if (axes_change) {
-    for (Curve& c : curves_) {
-      c.smoothed->clear();
-      c.raw->clear();
-    }
-    x_axis_->setTickCount(x_range.ticks);
-    x_axis_->setRange(x_range.low, x_range.high);
-    if (options_.log_scale) {
-      auto* axis = static_cast<QCategoryAxis*>(y_axis_);
-      if (categories != categories_) {
-        for (const QString& label : axis->categoriesLabels()) axis->remove(label);
-        axis->setStartValue(y_range.low);
-        for (const auto& [label, t] : categories) axis->append(label, t);
-      }
-      axis->setRange(y_range.low, y_range.high);
-    } else {
-      auto* axis = static_cast<QValueAxis*>(y_axis_);
-      axis->setTickCount(y_range.ticks);
-      axis->setRange(y_range.low, y_range.high);
-    }
-    x_range_ = x_range;
-    y_range_ = y_range;
-    categories_ = categories;
-  }
+  if (axes_change) set_axes(x_range, y_range, categories);
   for (size_t i = 0; i < curves_.size(); ++i) {
     Curve& c = curves_[i];
     c.smoothed->replace(shown[i].first);
@@ -517,6 +509,34 @@ void MetricChartView::refresh() {
     // A line needs two points: the first few (validation metrics) show as dots.
     c.smoothed->setPointsVisible(shown[i].first.size() <= k_dots_below);
   }
+}
+
+// Empties the series, then gives the axes their new ranges (and, on a log
+// scale, their labels) and remembers them.
+void MetricChartView::set_axes(const AxisRange& x_range, const AxisRange& y_range,
+                               const QList<QPair<QString, double>>& categories) {
+  for (Curve& c : curves_) {
+    c.smoothed->clear();
+    c.raw->clear();
+  }
+  x_axis_->setTickCount(x_range.ticks);
+  x_axis_->setRange(x_range.low, x_range.high);
+  if (options_.log_scale) {
+    auto* axis = static_cast<QCategoryAxis*>(y_axis_);
+    if (categories != categories_) {
+      for (const QString& label : axis->categoriesLabels()) axis->remove(label);
+      axis->setStartValue(y_range.low);
+      for (const auto& [label, t] : categories) axis->append(label, t);
+    }
+    axis->setRange(y_range.low, y_range.high);
+  } else {
+    auto* axis = static_cast<QValueAxis*>(y_axis_);
+    axis->setTickCount(y_range.ticks);
+    axis->setRange(y_range.low, y_range.high);
+  }
+  x_range_ = x_range;
+  y_range_ = y_range;
+  categories_ = categories;
 }
 
 QList<QPointF> MetricChartView::displayed_points(int curve) const {

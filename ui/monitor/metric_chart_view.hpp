@@ -125,6 +125,7 @@ class MetricChartView : public QChartView {
   };
 
   void rebuild_axes();
+  void set_axes(const AxisRange& x_range, const AxisRange& y_range, const QList<QPair<QString, double>>& categories);
   void apply_theme();
   void apply_pens(Curve& curve);
   void update_title();

@@ -25,32 +25,11 @@
 #include "ui/monitor/stage_sections.hpp"
 #include "ui/monitor/validation_images_view.hpp"
 #include "app/runs/pipeline_stages.hpp"
+#include "app/runs/run_monitor_texts.hpp"
 #include "app/runs/validation_image_set.hpp"
 #include "app/session/run_controller.hpp"
 
 namespace medsynth::ui {
-
-namespace {
-
-QString status_colour(app::RunStatus status) {
-  switch (status) {
-    case app::RunStatus::running: return QStringLiteral("#1f77b4");
-    case app::RunStatus::finished: return QStringLiteral("#2ca02c");
-    case app::RunStatus::failed: return QStringLiteral("#d62728");
-    case app::RunStatus::stopped: return QStringLiteral("#e08a00");
-    default: return QStringLiteral("#7f7f7f");
-  }
-}
-
-QString duration_text(double seconds) {
-  if (!(seconds >= 0) || !std::isfinite(seconds)) return QStringLiteral("—");
-  const qint64 s = static_cast<qint64>(std::llround(seconds));
-  if (s < 60) return QObject::tr("%1 s").arg(s);
-  if (s < 3600) return QObject::tr("%1 min %2 s").arg(s / 60).arg(s % 60);
-  return QObject::tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
-}
-
-}  // namespace
 
 QString RunMonitorOptions::validate() const {
   if (refresh_interval_ms < 0) return QStringLiteral("refresh_interval_ms: must be >= 0 (got %1)").arg(refresh_interval_ms);
@@ -503,96 +482,47 @@ QString RunMonitorWidget::eta_text() const { return eta_->text(); }
 QString RunMonitorWidget::garbage_text() const { return garbage_->isVisibleTo(this) ? garbage_->text() : QString(); }
 
 void RunMonitorWidget::update_labels() {
+  const app::RunMonitorTexts t = app::run_monitor_texts(model_);
+  title_->setText(t.title);
   if (!model_) {
-    title_->setText(tr("No run"));
     status_->clear();
     update_buttons();
     return;
   }
-  const app::RunModel& m = *model_;
-  QString title = m.job_name().isEmpty() ? QFileInfo(m.run_dir()).fileName() : m.job_name();
-  if (title.isEmpty()) title = tr("Starting…");  // a launch before its run_started event
-  QStringList facts;
-  if (!m.task().isEmpty()) facts << m.task();
-  if (m.world_size() > 0) facts << tr("%n process(es)", nullptr, m.world_size());
-  if (m.effective_batch() > 0) facts << tr("effective batch %1").arg(m.effective_batch());
-  if (!m.device().isEmpty()) facts << m.device();
-  title_->setText(facts.isEmpty() ? title : title + QStringLiteral(" — ") + facts.join(QStringLiteral(" · ")));
-  title_->setToolTip(QDir::toNativeSeparators(m.run_dir()));
-
-  QString status = app::to_string(m.status());
-  if (m.status() == app::RunStatus::finished && !m.finish_reason().isEmpty()) status += " (" + m.finish_reason() + ")";
-  if (m.status() == app::RunStatus::unknown) status = tr("unknown (interrupted?)");
-  if (m.written_by_newer_engine()) status += tr(" · written by a newer engine");
-  status_->setText(status);
-  status_->setStyleSheet(QStringLiteral("color:white; background:%1; padding:2px 8px; border-radius:8px;")
-                             .arg(status_colour(m.status())));
-
-  const qint64 total = m.total_steps();
-  const qint64 step = m.current_step();
-  progress_->setRange(0, total > 0 ? static_cast<int>(std::min<qint64>(total, INT_MAX)) : 1);
-  progress_->setValue(total > 0 ? static_cast<int>(std::min(step, total)) : 0);
-  // A generate run's steps are its images.
-  const QString unit = m.is_generation() ? tr("image") : tr("step");
-  QString step_text = total > 0 ? tr("%1 %2 / %3").arg(unit).arg(step).arg(total) : tr("%1 %2").arg(unit).arg(step);
-  if (const auto stages = model_ ? model_->stages() : QVector<app::StageInfo>{}; !stages.isEmpty())
-    step_text = tr("stage %1 (%2) · %3").arg(stages.back().name, stages.back().status, step_text);
-  step_->setText(step_text);
-  // A pipeline's stage sections replace the plain run's fixed charts (its
-  // metrics are all "<stage>/…"); the chart of any other metric stays.
-  const bool pipeline = app::is_pipeline(m);
-  stages_scroll_->setVisible(pipeline);
-  // A generate run trains nothing: no loss, PSNR or SSIM charts waiting for data.
-  for (MetricChartView* chart : std::as_const(charts_)) chart->setVisible(!pipeline && !m.is_generation());
-  if (pipeline) {
-    stages_->update_progress();
-    // Room for every stage's charts without scrolling where the window allows.
-    stages_scroll_->setMinimumHeight(std::min(stages_->sizeHint().height(), 560));
-  }
-  if (pipeline && !pipeline_sized_) {
-    // The stages' charts matter more than the logs here. Proportions and
-    // stretch, not pixels: a monitor tab not shown yet has no height.
-    pipeline_sized_ = true;
-    split_->setStretchFactor(0, 4);
-    split_->setStretchFactor(1, 1);
-    split_->setSizes({4000, 1000});
-  }
-
-  const double rate = m.throughput();
-  if (rate > 0) {
-    throughput_->setText(tr("%1 %2").arg(QString::number(rate, 'g', 3), m.throughput_unit()));
-  } else {
-    throughput_->setText(tr("— samples/s"));
-  }
-  if (m.status() == app::RunStatus::running) {
-    eta_->setText(tr("ETA %1").arg(duration_text(m.eta_seconds())));
-  } else if (m.duration_seconds() > 0) {
-    eta_->setText(tr("took %1").arg(duration_text(m.duration_seconds())));
-  } else {
-    eta_->setText(QString());
-  }
-  restarts_->setText(tr("restarts: %1").arg(m.restarts()));
-  restarts_->setVisible(m.restarts() > 0);
-
-  const app::ReaderStats s = m.reader_stats();
-  if (s.problems() > 0) {
-    QStringList parts;
-    if (s.invalid_json) parts << tr("%1 not JSON").arg(s.invalid_json);
-    if (s.unknown_types) parts << tr("%1 unknown type").arg(s.unknown_types);
-    if (s.oversized) parts << tr("%1 oversized").arg(s.oversized);
-    if (s.missing_fields) parts << tr("%1 missing fields").arg(s.missing_fields);
-    if (s.newer_version) parts << tr("%1 newer version").arg(s.newer_version);
-    if (s.invalid_utf8) parts << tr("%1 invalid UTF-8").arg(s.invalid_utf8);
-    garbage_->setText(tr("⚠ unusable lines: %1").arg(parts.join(QStringLiteral(", "))));
-    garbage_->setToolTip(tr("Lines of the event stream this console skipped or read only in part (of %1 lines).")
-                             .arg(s.lines));
-    garbage_->show();
-  } else {
-    garbage_->hide();
-  }
-  failure_->setText(m.failure_message());
-  failure_->setVisible(!m.failure_message().isEmpty() && m.status() != app::RunStatus::finished);
+  title_->setToolTip(t.title_tooltip);
+  status_->setText(t.status);
+  status_->setStyleSheet(
+      QStringLiteral("color:white; background:%1; padding:2px 8px; border-radius:8px;").arg(t.status_colour));
+  progress_->setRange(0, t.progress_maximum);
+  progress_->setValue(t.progress_value);
+  step_->setText(t.step);
+  update_chart_area(t);
+  throughput_->setText(t.throughput);
+  eta_->setText(t.eta);
+  restarts_->setText(t.restarts);
+  restarts_->setVisible(t.show_restarts);
+  garbage_->setText(t.unusable_lines);
+  garbage_->setToolTip(t.unusable_lines_tooltip);
+  garbage_->setVisible(!t.unusable_lines.isEmpty());
+  failure_->setText(t.failure);
+  failure_->setVisible(t.show_failure);
   update_buttons();
+}
+
+void RunMonitorWidget::update_chart_area(const app::RunMonitorTexts& t) {
+  stages_scroll_->setVisible(t.pipeline);
+  for (MetricChartView* chart : std::as_const(charts_)) chart->setVisible(t.show_metric_charts);
+  if (!t.pipeline) return;
+  stages_->update_progress();
+  // Room for every stage's charts without scrolling where the window allows.
+  stages_scroll_->setMinimumHeight(std::min(stages_->sizeHint().height(), 560));
+  if (pipeline_sized_) return;
+  // The stages' charts matter more than the logs here. Proportions and
+  // stretch, not pixels: a monitor tab not shown yet has no height.
+  pipeline_sized_ = true;
+  split_->setStretchFactor(0, 4);
+  split_->setStretchFactor(1, 1);
+  split_->setSizes({4000, 1000});
 }
 
 void RunMonitorWidget::update_buttons() {

@@ -35,6 +35,7 @@ QT_END_NAMESPACE
 
 namespace medsynth::app {
 class RunController;
+struct RunMonitorTexts;
 }  // namespace medsynth::app
 
 namespace medsynth::ui {
@@ -134,6 +135,7 @@ class RunMonitorWidget : public QWidget {
   void on_log_appended(int rank, int first_new_index);
   void ensure_log_tab(int rank);
   void update_labels();
+  void update_chart_area(const app::RunMonitorTexts& texts);
   void update_buttons();
   void update_chooser();
   void refresh_next_chart();

@@ -135,6 +135,13 @@ QStringList MainWindow::effective_roots() const {
 }
 
 void MainWindow::build_menus() {
+  build_file_menu();
+  build_run_menu();
+  build_view_menu();
+  build_help_menu();
+}
+
+void MainWindow::build_file_menu() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open job…"), job_editor_, &JobEditorWidget::open_dialog);
   open->setShortcut(QKeySequence::Open);  // Ctrl+O
@@ -170,7 +177,9 @@ void MainWindow::build_menus() {
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
+}
 
+void MainWindow::build_run_menu() {
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   launch_action_ = run->addAction(tr("&Launch"), this, [this] {
     tabs_->setCurrentWidget(job_editor_);
@@ -185,7 +194,9 @@ void MainWindow::build_menus() {
   launch_action_->setShortcut(QKeySequence(QStringLiteral("Ctrl+R")));
   stop_action_ = run->addAction(tr("&Stop"), coordinator_, &LaunchCoordinator::stop_active);
   stop_action_->setShortcut(QKeySequence(QStringLiteral("Ctrl+.")));
+}
 
+void MainWindow::build_view_menu() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
   dark_action_ = view->addAction(tr("&Dark theme"));
   dark_action_->setCheckable(true);
@@ -195,7 +206,9 @@ void MainWindow::build_menus() {
   refresh->setShortcut(QKeySequence(Qt::Key_F5));
   view->addAction(machine_dock_->toggleViewAction());
   view->addAction(cluster_dock_->toggleViewAction());
+}
 
+void MainWindow::build_help_menu() {
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   // The guides ship with the sources (docs/); the menu says where, and what
   // to read first, rather than only About (issue 53 item 10).
@@ -228,7 +241,8 @@ void MainWindow::wire() {
     job_editor_->set_world_size(n);
     settings_->set_processes(n);
   });
-  connect(clusters_, &ClusterPanel::clusters_changed, this, [this] { job_editor_->set_launch_targets(cluster_inventory_->names()); });
+  connect(clusters_, &ClusterPanel::clusters_changed, this,
+          [this] { job_editor_->set_launch_targets(cluster_inventory_->names()); });
   connect(clusters_, &ClusterPanel::message, this, &MainWindow::show_status);
   connect(job_editor_, &JobEditorWidget::launch_target_changed, this, [this](const QString& name) {
     coordinator_->set_target(name.isEmpty() ? std::nullopt : cluster_inventory_->find(name));
@@ -355,8 +369,9 @@ MaisiGenerateDialog* MainWindow::open_maisi_dialog() {
     });
     // The generate step is a run: the same monitor as every run shows it.
     connect(maisi_dialog_->flow(), &app::MaisiGenerateFlow::generation_started, this, &MainWindow::on_run_opened);
-    connect(maisi_dialog_->flow(), &app::MaisiGenerateFlow::failed, this,
-            [this](const QString& message) { show_error(tr("MAISI generation: %1").arg(message.section('\n', 0, 0))); });
+    connect(maisi_dialog_->flow(), &app::MaisiGenerateFlow::failed, this, [this](const QString& message) {
+      show_error(tr("MAISI generation: %1").arg(message.section('\n', 0, 0)));
+    });
   }
   maisi_dialog_->show();
   maisi_dialog_->raise();
@@ -379,7 +394,8 @@ SyntheticDatasetDialog* MainWindow::open_dataset_dialog() {
 
 void MainWindow::open_run_dialog() {
   const QStringList roots = effective_roots();
-  const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a run folder"), roots.isEmpty() ? QString() : roots.front());
+  const QString dir =
+      QFileDialog::getExistingDirectory(this, tr("Open a run folder"), roots.isEmpty() ? QString() : roots.front());
   if (!dir.isEmpty()) coordinator_->open_run(dir);
 }
 

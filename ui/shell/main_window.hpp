@@ -94,6 +94,10 @@ class MainWindow : public QMainWindow {
 
  private:
   void build_menus();
+  void build_file_menu();
+  void build_run_menu();
+  void build_view_menu();
+  void build_help_menu();
   void wire();
   void on_run_opened(RunController* run);
   void close_tab(int index);

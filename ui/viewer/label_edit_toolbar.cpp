@@ -108,6 +108,11 @@ LabelEditToolbar::LabelEditToolbar(QWidget* parent) : QToolBar(tr("Label editing
   regenerate_ = addAction(tr("Regenerate after each edit"));
   regenerate_->setObjectName(QStringLiteral("regenerate_after_edits"));
   regenerate_->setCheckable(true);
+  regenerate_region_ = addAction(tr("Regenerate this region"), this, &LabelEditToolbar::regenerate_region_requested);
+  regenerate_region_->setObjectName(QStringLiteral("regenerate_region"));
+  regenerate_region_->setToolTip(
+      tr("Save the map and make the current label's voxels of this image again with the chosen MAISI run "
+         "(generate --inpaint); every other voxel stays as it is"));
   set_run_dir({});
 }
 

@@ -47,6 +47,7 @@ class LabelEditToolbar : public QToolBar {
   QAction* run_action() const { return run_; }
   QAction* generate_action() const { return generate_; }
   QAction* regenerate_action() const { return regenerate_; }
+  QAction* regenerate_region_action() const { return regenerate_region_; }
 
  signals:
   void tool_chosen(medsynth::ui::LabelTool tool);
@@ -59,6 +60,7 @@ class LabelEditToolbar : public QToolBar {
   void save_as_requested();
   void run_dir_requested();
   void generate_requested();
+  void regenerate_region_requested();
 
  private:
   QAction* tools_[5] = {};  // by LabelTool
@@ -72,6 +74,7 @@ class LabelEditToolbar : public QToolBar {
   QAction* run_ = nullptr;
   QAction* generate_ = nullptr;
   QAction* regenerate_ = nullptr;
+  QAction* regenerate_region_ = nullptr;
 };
 
 }  // namespace medsynth::ui

@@ -101,6 +101,7 @@ void LabelStudio::connect_toolbar() {
   connect(toolbar_, &LabelEditToolbar::save_as_requested, this, &LabelStudio::save_as_dialog);
   connect(toolbar_, &LabelEditToolbar::run_dir_requested, this, &LabelStudio::run_dir_dialog);
   connect(toolbar_, &LabelEditToolbar::generate_requested, this, &LabelStudio::generate);
+  connect(toolbar_, &LabelEditToolbar::regenerate_region_requested, this, &LabelStudio::regenerate_region);
   connect(painter_, &LabelPainter::tool_changed, toolbar_, &LabelEditToolbar::select_tool);
   connect(painter_, &LabelPainter::stroke_finished, this, [this] {
     refresh_actions();
@@ -212,7 +213,11 @@ void LabelStudio::run_dir_dialog() {
   set_run_dir(dir);
 }
 
-void LabelStudio::generate() {
+void LabelStudio::generate() { start_generation(false); }
+
+void LabelStudio::regenerate_region() { start_generation(true); }
+
+void LabelStudio::start_generation(bool region_only) {
   if (run_dir_.isEmpty()) {
     run_dir_dialog();
     if (run_dir_.isEmpty()) return;
@@ -225,6 +230,10 @@ void LabelStudio::generate() {
   request.run_dir = run_dir_;
   request.label_map = label;
   request.output_dir = app::label_generation_output_dir(run_dir_, label, QDateTime::currentDateTime());
+  if (region_only) {
+    request.inpaint_image = image_path_;
+    request.region_classes = {painter_->label()};
+  }
   generating_from_ = label;
   if (flow_->is_running())
     show_status(tr("Generation from %1 waits for the one running").arg(QFileInfo(label).fileName()));

@@ -47,6 +47,9 @@ class LabelStudio : public QWidget {
   bool save_to(const QString& path);
   // Saves when needed, then starts (or queues) generate --label.
   void generate();
+  // Saves when needed, then starts (or queues) generate --inpaint: the
+  // image's voxels of the current label made again, the rest kept.
+  void regenerate_region();
 
   VolumeViewerWidget* editor() const { return editor_; }
   VolumeViewerWidget* result_viewer() const { return result_; }
@@ -71,6 +74,7 @@ class LabelStudio : public QWidget {
   void run_dir_dialog();
   void show_status(const QString& text, bool is_error = false);
   void refresh_actions();
+  void start_generation(bool region_only);
 
   VolumeViewerWidget* editor_ = nullptr;
   VolumeViewerWidget* result_ = nullptr;

@@ -6,6 +6,7 @@ medsynth_add_test(NAME medsynth_data_tests
     ${CMAKE_CURRENT_LIST_DIR}/ct_phantom_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/image_conditioning_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/patch_grid_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/region_blend_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/transforms_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/tumour_free_label_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/volume_cache_test.cpp

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "support/child_process.hpp"
+#include "support/tensorboard_reader.hpp"
 #include "support/temp_dir.hpp"
 #include "volume/nifti_extension.hpp"
 #include "volume/volume_io.hpp"
@@ -52,6 +54,12 @@ TEST(LdmPipelineResume, CompletedStagesAreSkippedAndMissingImagesRegenerated) {
   EXPECT_NE(test::read_bytes(run / "evaluation" / "evaluation.txt").find("3 generated vs 4 reference volumes"), std::string::npos);
   EXPECT_NE(test::read_bytes(run / "events.jsonl").find("\"name\":\"eval/ms_ssim_fidelity\""), std::string::npos);
   EXPECT_EQ(stage_events(run).back()["stage"], "evaluate");
+  // Issue 53 item 10: the run's own tb/ holds the evaluation's numbers (it
+  // was created empty; the stages' curves are in their folders' tb/).
+  std::map<std::string, double> scalars;
+  for (const auto& entry : fs::directory_iterator(run / "tb"))
+    for (const auto& s : read_tensorboard_scalars(entry.path())) scalars[s.tag] = s.value;
+  EXPECT_TRUE(scalars.count("eval/ms_ssim_fidelity")) << "eval/ms_ssim_fidelity is not in " << run / "tb";
   // The diffusion stage's run_started names its training and held-out latents
   // (data.num_train 4, data.num_val 1), as the other tasks' runs do.
   std::istringstream diffusion_events(test::read_bytes(run / "diffusion" / "events.jsonl"));

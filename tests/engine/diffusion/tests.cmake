@@ -9,6 +9,7 @@ add_dependencies(diffusion_ldm_tiny_test medsynth-engine)
 target_compile_definitions(diffusion_ldm_tiny_test PRIVATE MEDSYNTH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 medsynth_add_test(NAME diffusion_ldm_pipeline_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/ldm_pipeline_resume_test.cpp
+    ${PROJECT_SOURCE_DIR}/tests/support/tensorboard_reader.cpp
   LIBS medsynth_engine nlohmann_json::nlohmann_json
   LABELS unit)
 add_dependencies(diffusion_ldm_pipeline_test medsynth-engine)
@@ -92,3 +93,11 @@ medsynth_add_test(NAME diffusion_dataset_card_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/dataset_card_test.cpp
   LIBS medsynth_engine
   LABELS unit)
+# Issue 55 item 2: generate --inpaint on the imported miniature (a CT's
+# region made again, the rest kept bit for bit), through the real binary.
+medsynth_add_test(NAME diffusion_region_inpainting_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/region_inpainting_test.cpp
+  LIBS medsynth_engine nlohmann_json::nlohmann_json
+  LABELS unit)
+add_dependencies(diffusion_region_inpainting_test medsynth-engine)
+target_compile_definitions(diffusion_region_inpainting_test PRIVATE MEDSYNTH_DIFFUSION_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")

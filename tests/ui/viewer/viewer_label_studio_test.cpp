@@ -19,6 +19,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "ui/viewer/label_edit_toolbar.hpp"
@@ -275,6 +277,58 @@ class ViewerLabelStudioTest : public QObject {
     QCOMPARE(slices_with(1.0f), ball);           // the ball of another label is kept
     studio->toolbar()->undo_action()->trigger();
     QCOMPARE(int(slices_with(5.0f).size()), 2);  // the fill was one step of its own
+  }
+
+  // Issue 55 item 2: "Regenerate this region" makes the painted ball of the
+  // image again through the real engine (generate --inpaint): every voxel
+  // farther than the engine's margin (2 voxels) from the ball is the
+  // image's, bit for bit, and the ball's voxels are new.
+  void regenerate_this_region_keeps_every_voxel_outside_it() {
+    auto studio = make_studio();
+    QVERIFY(studio);
+    QVERIFY(open_image(studio.get()));
+    SliceView* axial = studio->editor()->slice_view(SliceOrientation::axial);
+    choose(studio.get(), LabelTool::sphere, 1);
+    studio->toolbar()->radius_box()->setValue(5.0);
+    const Vec3 centre = studio->editor()->cursor();
+    drag(axial, {axial->camera().world_to_display(Vec3{0.0, 4.0, centre[2]})});
+    QVERIFY(count_value(*studio->editor()->label_overlay()->labels(), 1.0f) > 0);
+
+    QSignalSpy generated(studio.get(), &LabelStudio::generated);
+    QSignalSpy failed(studio.get(), &LabelStudio::generation_failed);
+    studio->toolbar()->regenerate_region_action()->trigger();
+    QVERIFY2(QTest::qWaitFor([&] { return generated.count() + failed.count() > 0; }, k_generate_timeout_ms),
+             qPrintable(studio->status_text()));
+    QVERIFY2(failed.isEmpty(), qPrintable(failed.isEmpty() ? QString() : failed.front().front().toString()));
+    const Volume image = read_volume(image_path_.toStdString());
+    const Volume result = read_volume(generated.front().at(0).toString().toStdString());
+    const Volume region = read_volume(generated.front().at(1).toString().toStdString());
+    QVERIFY(same_grid(image, result) && same_grid(image, region));
+    const auto near_region = [&](std::size_t i, std::size_t j, std::size_t k) {
+      for (std::size_t z = k >= 2 ? k - 2 : 0; z <= std::min(k + 2, region.size[2] - 1); ++z)
+        for (std::size_t y = j >= 2 ? j - 2 : 0; y <= std::min(j + 2, region.size[1] - 1); ++y)
+          for (std::size_t x = i >= 2 ? i - 2 : 0; x <= std::min(i + 2, region.size[0] - 1); ++x)
+            if (region.at(x, y, z) == 1.0f) return true;
+      return false;
+    };
+    int outside_changed = 0, inside_changed = 0, inside = 0;
+    for (std::size_t k = 0; k < image.size[2]; ++k)
+      for (std::size_t j = 0; j < image.size[1]; ++j)
+        for (std::size_t i = 0; i < image.size[0]; ++i) {
+          const bool same = std::memcmp(&image.at(i, j, k), &result.at(i, j, k), sizeof(float)) == 0;
+          if (region.at(i, j, k) == 1.0f) {
+            ++inside;
+            inside_changed += same ? 0 : 1;
+          } else if (!near_region(i, j, k)) {
+            outside_changed += same ? 0 : 1;
+          }
+        }
+    QCOMPARE(outside_changed, 0);
+    QVERIFY2(inside_changed > inside / 2, qPrintable(QStringLiteral("%1 of %2").arg(inside_changed).arg(inside)));
+    VolumeViewerWidget* shown = studio->result_viewer();
+    QVERIFY(QTest::qWaitFor([&] { return shown->has_volume(); }, k_timeout_ms));
+    QVERIFY(QFileInfo::exists(QString(generated.front().at(0).toString())
+                                  .replace(QStringLiteral("_image.nii.gz"), QStringLiteral("_inpaint.json"))));
   }
 
   void a_label_map_opened_from_a_file_is_never_overwritten() {
