@@ -14,7 +14,9 @@
 #include <fstream>
 #include <istream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -22,12 +24,25 @@ namespace medsynth {
 
 inline constexpr int k_max_json_depth = 64;
 
-// DataError naming `source` when the input is not JSON or nests deeper than `max_depth`.
+// DataError naming `source` when the input is not JSON, nests deeper than
+// `max_depth`, or repeats a key within one object. Why the keys: nlohmann
+// keeps the last of `{"1": 5, "1": 6}` and other readers the first, so a
+// repeated key is a file two tools read differently (issue 50: a label map's
+// repeated source label silently took the later class).
 template <class Input>
 nlohmann::json parse_bounded_json(Input&& input, const std::string& source, int max_depth = k_max_json_depth) {
-  const nlohmann::json::parser_callback_t guard = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+  std::vector<std::set<std::string>> keys;  // of each object being read, innermost last
+  const nlohmann::json::parser_callback_t guard = [&](int depth, nlohmann::json::parse_event_t event,
+                                                      nlohmann::json& parsed) {
     if (depth > max_depth)
       throw DataError(source, "nests values more than " + std::to_string(max_depth) + " levels deep; refusing it (a config or provenance needs a few)");
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) keys.emplace_back();
+    if (event == Event::object_end && !keys.empty()) keys.pop_back();
+    if (event == Event::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
+      throw DataError(source,
+                      "repeats the key \"" + parsed.get<std::string>() +
+                          "\" in one object; which of its values is meant is ambiguous, so the file is refused");
     return true;
   };
   try {

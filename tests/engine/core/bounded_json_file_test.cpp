@@ -28,6 +28,24 @@ TEST(BoundedJsonFile, AFileAtTheCapIsReadAndOneByteMoreIsRefusedNamingItsSize) {
                                              [&] { read_bounded_json_file(over.string(), k_test_cap, "cannot open"); });
 }
 
+// Issue 50: {"a": 1, "a": 2} is two files to two readers (nlohmann keeps the
+// last value, others the first): refused, in any object at any depth; the
+// same key in two different objects is fine.
+TEST(BoundedJsonFile, ARepeatedKeyInOneObjectIsRefusedNamingIt) {
+  for (const char* text : {R"({"a": 1, "a": 2})", R"({"x": {"b": [1, {"c": 0, "c": 0}]}})"}) {
+    try {
+      parse_bounded_json(std::string(text), "doc.json");
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const DataError& e) {
+      EXPECT_EQ(e.path(), "doc.json");
+      EXPECT_NE(e.reason().find("repeats the key"), std::string::npos) << e.reason();
+    }
+  }
+  const auto ok =
+      parse_bounded_json(std::string(R"({"a": {"k": 1}, "b": {"k": 2}, "c": [{"k": 3}, {"k": 4}]})"), "doc.json");
+  EXPECT_EQ(ok["c"][1]["k"], 4);
+}
+
 TEST(BoundedJsonFile, AMissingFileAndDeepNestingAreStillDataErrors) {
   test::TempDir dir("bounded-json");
   try {

@@ -43,6 +43,9 @@ TEST(LabelVocabulary, ASourceLabelInAnotherSpellingIsRefusedNamingTheKey) {
     EXPECT_EQ(why.rfind(std::string("entry \"") + key + "\": a source label must be an integer > 0", 0), 0u)
         << key << ": " << why;
   }
+  // Spelled exactly the same twice: nlohmann kept the later class, silently.
+  const std::string repeated = refusal_of_map(dir, R"({"1": 1, "2": 3, "1": 5})");
+  EXPECT_NE(repeated.find("repeats the key \"1\""), std::string::npos) << repeated;
   const std::string path = (dir / "map.json").string();
   std::ofstream(path) << R"({"1": 1, "10": 3, "999999999": 0})";
   const LabelMapping m = label_mapping(path);

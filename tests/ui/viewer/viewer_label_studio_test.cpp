@@ -315,7 +315,8 @@ class ViewerLabelStudioTest : public QObject {
     for (std::size_t k = 0; k < image.size[2]; ++k)
       for (std::size_t j = 0; j < image.size[1]; ++j)
         for (std::size_t i = 0; i < image.size[0]; ++i) {
-          const bool same = std::memcmp(&image.at(i, j, k), &result.at(i, j, k), sizeof(float)) == 0;
+          const std::size_t at = image.index(i, j, k);
+          const bool same = std::memcmp(&image.voxels[at], &result.voxels[at], sizeof(float)) == 0;
           if (region.at(i, j, k) == 1.0f) {
             ++inside;
             inside_changed += same ? 0 : 1;
